@@ -1,0 +1,48 @@
+"""Array-namespace helpers that never import CuPy unless the caller gave CuPy data."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+__all__ = ["is_cupy_array", "is_torch_tensor", "get_xp", "to_numpy", "index_dtype_for"]
+
+INT32_MAX = np.iinfo(np.int32).max
+
+
+def is_cupy_array(obj: Any) -> bool:
+    """True for a CuPy ndarray; checked by module name so CuPy is never imported."""
+    return type(obj).__module__.split(".")[0] == "cupy" and hasattr(obj, "__cuda_array_interface__")
+
+
+def is_cupy_sparse(obj: Any) -> bool:
+    mod = type(obj).__module__
+    return mod.startswith("cupyx.scipy.sparse")
+
+
+def is_torch_tensor(obj: Any) -> bool:
+    return "torch" in sys.modules and type(obj).__module__.split(".")[0] == "torch"
+
+
+def get_xp(*arrays: Any):
+    """Return ``cupy`` if any array is a CuPy array, else ``numpy``."""
+    for a in arrays:
+        if a is not None and is_cupy_array(a):
+            import cupy  # imported only because the caller already holds CuPy data
+
+            return cupy
+    return np
+
+
+def to_numpy(a: Any) -> np.ndarray:
+    """Copy a device array to the host (no-op for NumPy)."""
+    if is_cupy_array(a):
+        return a.get()
+    return np.asarray(a)
+
+
+def index_dtype_for(n: int, nnz: int = 0) -> np.dtype:
+    """int32 when every vertex id and every CSR offset fits, else int64."""
+    return np.dtype(np.int32) if max(n, nnz) <= INT32_MAX else np.dtype(np.int64)

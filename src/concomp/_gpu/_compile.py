@@ -1,0 +1,58 @@
+"""Kernel getter: CUDA C++ sources in ``cuda/`` compiled by NVRTC through CuPy.
+
+Templates are instantiated lazily with ``RawModule(name_expressions=...)`` and the
+resulting modules are memoized per (source, instantiations, device). CuPy keeps
+its own on-disk cache of the compiled binaries, so a second process pays no
+compile time either.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+CUDA_DIR = Path(__file__).with_name("cuda")
+#: Options shared by NVRTC (here) and nvcc (the CPU-side compile test).
+NVRTC_OPTIONS = ("--std=c++17", "-DCONCOMP_NVRTC")
+
+__all__ = ["CUDA_DIR", "NVRTC_OPTIONS", "get_kernel", "get_module", "source_text"]
+
+
+@functools.lru_cache(maxsize=None)
+def source_text(filename: str) -> str:
+    """The source of ``cuda/<filename>`` with local ``#include "x.cuh"`` lines inlined.
+
+    Inlining keeps NVRTC independent of include paths inside installed wheels.
+    """
+    out = []
+    for line in (CUDA_DIR / filename).read_text().splitlines():
+        s = line.strip()
+        if s.startswith('#include "') and s.endswith('"'):
+            out.append(source_text(s[len('#include "'):-1]))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+@functools.lru_cache(maxsize=None)
+def get_module(filename: str, names: tuple[str, ...], device_id: int):
+    import cupy
+
+    with cupy.cuda.Device(device_id):
+        mod = cupy.RawModule(code=source_text(filename), options=NVRTC_OPTIONS,
+                             name_expressions=list(names))
+        mod.compile()
+    return mod
+
+
+def get_kernel(filename: str, name: str, instantiations: tuple[str, ...] | None = None):
+    """The compiled kernel ``name`` (a template instantiation such as ``"link<int>"``).
+
+    ``instantiations`` lists every name to compile into the same module (one NVRTC
+    call for a whole family); it defaults to just ``name``.
+    """
+    import cupy
+
+    names = instantiations or (name,)
+    mod = get_module(filename, tuple(names), cupy.cuda.Device().id)
+    return mod.get_function(name)

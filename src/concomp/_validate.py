@@ -1,0 +1,361 @@
+"""The one place that turns graph-like input into a validated :class:`Graph`.
+
+Every public function calls :func:`as_graph`. Messages name the argument, the
+offending value and its position, what is allowed, and the fix.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from ._arrays import get_xp, index_dtype_for, is_cupy_array, is_cupy_sparse, is_torch_tensor
+from .errors import InvalidGraphError
+from .graph import Graph
+
+__all__ = ["as_graph", "edges_to_graph", "csr_to_graph", "check_ids", "check_weights"]
+
+_SRC_NAMES = ("source", "src", "u", "from", "node_1", "id_1", "i", "row", "head")
+_DST_NAMES = ("target", "dst", "v", "to", "node_2", "id_2", "j", "col", "tail")
+_W_NAMES = ("weight", "weights", "w", "wt", "value", "rating")
+
+
+def as_graph(
+    graph: Any,
+    num_nodes: int | None = None,
+    *,
+    weights: Any = None,
+    directed: bool | None = None,
+    source: str | None = None,
+    target: str | None = None,
+    weight: str | None = None,
+) -> Graph:
+    """Normalise any graph-like input into a validated :class:`Graph`.
+
+    Accepted: a :class:`Graph`; ``(src, dst)`` or ``(src, dst, weights)`` tuples;
+    ``(2, m)`` and ``(m, 2)`` integer arrays (a ``(2, 2)`` array reads as
+    ``(2, m)``, like a ``torch`` ``edge_index``); SciPy sparse matrices and arrays
+    of any format (stored entries are edges, data are weights); pandas and polars
+    frames (columns named by ``source``/``target``/``weight`` or found among
+    common names); NetworkX graphs (nodes numbered in ``G.nodes`` order, like
+    ``networkx.to_scipy_sparse_array``); ``torch`` tensors; CuPy arrays and
+    ``cupyx`` sparse matrices (kept on the GPU); paths to graph files.
+
+    Parameters
+    ----------
+    graph : graph-like
+        The input.
+    num_nodes : int, optional
+        Number of vertices; default max id + 1 (or the matrix/file size).
+    weights : array, optional
+        One weight per edge, overriding weights carried by the input.
+    directed : bool, optional
+        Override whether the input is treated as directed.
+    source, target, weight : str, optional
+        Column names for data frames.
+
+    Returns
+    -------
+    Graph
+
+    Examples
+    --------
+    >>> import numpy as np, concomp
+    >>> concomp.as_graph(np.array([[0, 1], [1, 2]]))
+    Graph(n=3, m=2, undirected, device='cpu')
+    >>> concomp.as_graph((np.array([0]), np.array([5])), num_nodes=3)
+    Traceback (most recent call last):
+    ...
+    concomp.errors.InvalidGraphError: argument `dst`: vertex id 5 at position 0 is >= num_nodes=3; ids must lie in [0, 3). Fix: pass num_nodes > 5 or remove the edge.
+    """
+    if isinstance(graph, Graph):
+        g = graph
+        if weights is not None or (directed is not None and directed != g.directed):
+            src, dst = g.coo()
+            w = g.weights if weights is None else weights
+            d = g.directed if directed is None else directed
+            return edges_to_graph(src, dst, g.num_nodes if num_nodes is None else num_nodes,
+                                  weights=w, directed=d)
+        if num_nodes is not None and int(num_nodes) != g.num_nodes:
+            src, dst = g.coo()
+            return edges_to_graph(src, dst, num_nodes, weights=g.weights, directed=g.directed)
+        return g
+    if isinstance(graph, (str, os.PathLike)):
+        from .io import read_graph
+
+        g = read_graph(graph)
+        return as_graph(g, num_nodes, weights=weights, directed=directed)
+    if _is_scipy_sparse(graph) or is_cupy_sparse(graph):
+        return _from_sparse(graph, num_nodes, weights, bool(directed))
+    if _is_networkx(graph):
+        return _from_networkx(graph, num_nodes, weights, directed)
+    if _is_dataframe(graph):
+        return _from_frame(graph, num_nodes, weights, bool(directed), source, target, weight)
+    if is_torch_tensor(graph):
+        graph = _torch_to_array(graph)
+    if isinstance(graph, (tuple, list)) and len(graph) in (2, 3) and not _is_scalar_seq(graph):
+        src, dst = graph[0], graph[1]
+        if len(graph) == 3 and weights is None:
+            weights = graph[2]
+        src, dst = _as_id_array(src, "src"), _as_id_array(dst, "dst")
+        return edges_to_graph(src, dst, num_nodes, weights=weights, directed=bool(directed))
+    arr = graph if is_cupy_array(graph) else _as_array(graph, "graph")
+    if arr.ndim == 2 and arr.shape[0] == 2:
+        return edges_to_graph(arr[0], arr[1], num_nodes, weights=weights, directed=bool(directed))
+    if arr.ndim == 2 and arr.shape[1] == 2:
+        return edges_to_graph(arr[:, 0], arr[:, 1], num_nodes, weights=weights,
+                              directed=bool(directed))
+    raise InvalidGraphError(
+        f"argument `graph`: cannot read a graph from {type(graph).__name__}"
+        f"{' of shape ' + str(tuple(arr.shape)) if hasattr(arr, 'shape') else ''}; "
+        "allowed: (src, dst) arrays, a (2, m) or (m, 2) array, a SciPy sparse matrix, a data "
+        "frame, a NetworkX graph, a torch edge_index, CuPy arrays, or a file path. "
+        "Fix: pass one of those (for a dense adjacency matrix use scipy.sparse.csr_array(A))."
+    )
+
+
+# --------------------------------------------------------------------------- checks
+def _as_array(a: Any, name: str) -> np.ndarray:
+    try:
+        return np.asarray(a)
+    except Exception as exc:  # ragged lists and other odd objects
+        raise InvalidGraphError(f"argument `{name}`: cannot convert {type(a).__name__} to an "
+                                f"array ({exc}). Fix: pass a 1-D integer array.") from exc
+
+
+def _as_id_array(a: Any, name: str) -> Any:
+    if is_torch_tensor(a):
+        a = _torch_to_array(a)
+    return a if is_cupy_array(a) else _as_array(a, name)
+
+
+def check_ids(a: Any, name: str, num_nodes: int | None) -> Any:
+    """Return ``a`` as an integer id array; raise for bad dtype, NaN, negatives, ids >= n."""
+    xp = get_xp(a)
+    if a.ndim != 1:
+        raise InvalidGraphError(f"argument `{name}`: expected a 1-D array of vertex ids, got shape "
+                                f"{tuple(a.shape)}. Fix: pass a flat array (use .ravel()).")
+    kind = a.dtype.kind
+    if kind == "b" or kind not in "iuf":
+        raise InvalidGraphError(f"argument `{name}`: vertex ids must be integers, got dtype "
+                                f"{a.dtype}. Fix: convert with .astype(numpy.int64).")
+    if kind == "f":
+        bad = xp.flatnonzero(~xp.isfinite(a) | (a != xp.floor(a)))
+        if bad.size:
+            i = int(bad[0])
+            raise InvalidGraphError(
+                f"argument `{name}`: vertex id {float(a[i])!r} at position {i} is not an integer "
+                f"(dtype {a.dtype}); ids must be whole numbers. Fix: remove NaN/fractional ids or "
+                "map labels to integers first.")
+        a = a.astype(np.int64)
+    if a.size == 0:
+        return a.astype(np.int64) if kind == "f" else a
+    lo = int(a.min())
+    if lo < 0:
+        i = int(xp.flatnonzero(a < 0)[0])
+        raise InvalidGraphError(
+            f"argument `{name}`: vertex id {int(a[i])} at position {i} is negative; ids must lie "
+            f"in [0, num_nodes). Fix: shift ids to start at 0 (0-based) or drop the edge.")
+    if kind == "u" and a.dtype.itemsize >= 8 and int(a.max()) > np.iinfo(np.int64).max:
+        raise InvalidGraphError(f"argument `{name}`: ids exceed int64. Fix: relabel the vertices.")
+    if num_nodes is not None:
+        hi = int(a.max())
+        if hi >= num_nodes:
+            i = int(xp.flatnonzero(a >= num_nodes)[0])
+            raise InvalidGraphError(
+                f"argument `{name}`: vertex id {int(a[i])} at position {i} is >= num_nodes="
+                f"{num_nodes}; ids must lie in [0, {num_nodes}). Fix: pass num_nodes > {hi} or "
+                "remove the edge.")
+    return a
+
+
+def check_weights(w: Any, m: int, name: str = "weights") -> Any:
+    """Return ``w`` as a numeric 1-D array of length ``m``; NaN raises."""
+    if w is None:
+        return None
+    if is_torch_tensor(w):
+        w = _torch_to_array(w)
+    w = w if is_cupy_array(w) else _as_array(w, name)
+    xp = get_xp(w)
+    if w.ndim == 0:
+        w = xp.full(m, w)
+    if w.ndim != 1 or w.shape[0] != m:
+        raise InvalidGraphError(f"argument `{name}`: expected {m} weights (one per edge), got "
+                                f"shape {tuple(w.shape)}. Fix: pass one weight per edge.")
+    if w.dtype.kind == "b":
+        w = w.astype(np.int8)
+    if w.dtype.kind not in "iuf":
+        raise InvalidGraphError(f"argument `{name}`: weights must be numbers, got dtype {w.dtype}."
+                                " Fix: convert with .astype(float).")
+    if w.dtype.kind == "f" and w.size:
+        nan = xp.flatnonzero(xp.isnan(w))
+        if nan.size:
+            raise InvalidGraphError(
+                f"argument `{name}`: weight NaN at position {int(nan[0])} ({int(nan.size)} NaN in "
+                "all); weights must be numbers (+inf and -inf are allowed). Fix: drop those edges "
+                "or replace NaN with a number.")
+    return w
+
+
+def _resolve_n(num_nodes: Any, *arrays: Any) -> int | None:
+    if num_nodes is None:
+        return None
+    if isinstance(num_nodes, (bool, np.bool_)) or not isinstance(num_nodes, (int, np.integer)):
+        raise InvalidGraphError(f"argument `num_nodes`: expected a non-negative int, got "
+                                f"{num_nodes!r}. Fix: pass an int (or None for max id + 1).")
+    if num_nodes < 0:
+        raise InvalidGraphError(f"argument `num_nodes`: {num_nodes} is negative. Fix: pass a "
+                                "count >= 0.")
+    return int(num_nodes)
+
+
+def edges_to_graph(src: Any, dst: Any, num_nodes: int | None = None, *, weights: Any = None,
+                   directed: bool = False, symmetric: bool = False) -> Graph:
+    """Validated :class:`Graph` from two id arrays."""
+    src, dst = _as_id_array(src, "src"), _as_id_array(dst, "dst")
+    if get_xp(src) is not get_xp(dst):
+        raise InvalidGraphError("arguments `src` and `dst` live on different devices (one NumPy, "
+                                "one CuPy). Fix: move both to the same device.")
+    n = _resolve_n(num_nodes)
+    src, dst = check_ids(src, "src", n), check_ids(dst, "dst", n)
+    if src.shape[0] != dst.shape[0]:
+        raise InvalidGraphError(f"arguments `src` and `dst` differ in length ({src.shape[0]} vs "
+                                f"{dst.shape[0]}). Fix: pass one source and one target per edge.")
+    m = int(src.shape[0])
+    if n is None:
+        n = 0 if m == 0 else int(max(int(src.max()), int(dst.max()))) + 1
+    w = check_weights(weights, m)
+    dt = index_dtype_for(n, 2 * m)
+    return Graph(n, src=src.astype(dt, copy=False), dst=dst.astype(dt, copy=False), weights=w,
+                 directed=directed, symmetric=symmetric)
+
+
+def csr_to_graph(indptr: Any, indices: Any, num_nodes: int | None = None, *, weights: Any = None,
+                 directed: bool = False, symmetric: bool = False) -> Graph:
+    """Validated :class:`Graph` from CSR arrays; the i-th stored entry is edge ``i``."""
+    indptr, indices = _as_id_array(indptr, "indptr"), _as_id_array(indices, "indices")
+    rows = int(indptr.shape[0]) - 1
+    if indptr.ndim != 1 or rows < 0:
+        raise InvalidGraphError("argument `indptr`: expected a 1-D array of length n + 1. Fix: "
+                                "pass a CSR row pointer.")
+    n = rows if num_nodes is None else _resolve_n(num_nodes)
+    if n != rows:
+        raise InvalidGraphError(f"argument `indptr`: length {rows + 1} means {rows} rows but "
+                                f"num_nodes={n}; the matrix must be square. Fix: pass n + 1 "
+                                "offsets.")
+    indices = check_ids(indices, "indices", n)
+    xp = get_xp(indptr)
+    if int(indptr[0]) != 0 or int(indptr[-1]) != indices.shape[0] or (
+            rows and bool((xp.diff(indptr) < 0).any())):
+        raise InvalidGraphError("argument `indptr`: must start at 0, never decrease and end at "
+                                f"len(indices)={indices.shape[0]}. Fix: rebuild the CSR arrays.")
+    m = int(indices.shape[0])
+    w = check_weights(weights, m)
+    dt = index_dtype_for(n, 2 * m)
+    return Graph(n, indptr=indptr.astype(dt, copy=False), indices=indices.astype(dt, copy=False),
+                 weights=w, directed=directed, symmetric=symmetric)
+
+
+# --------------------------------------------------------------------------- sources
+def _is_scipy_sparse(obj: Any) -> bool:
+    mod = type(obj).__module__
+    if not mod.startswith("scipy.sparse"):
+        return False
+    import scipy.sparse as sp
+
+    return sp.issparse(obj)
+
+
+def _is_networkx(obj: Any) -> bool:
+    return type(obj).__module__.startswith("networkx") and hasattr(obj, "adj")
+
+
+def _is_dataframe(obj: Any) -> bool:
+    mod = type(obj).__module__.split(".")[0]
+    return mod in ("pandas", "polars") and hasattr(obj, "columns")
+
+
+def _is_scalar_seq(seq: Any) -> bool:
+    return all(np.isscalar(x) for x in seq)
+
+
+def _torch_to_array(t: Any) -> Any:
+    if t.is_cuda:
+        import cupy
+
+        return cupy.from_dlpack(t.detach())
+    return t.detach().cpu().numpy()
+
+
+def _from_sparse(A: Any, num_nodes: int | None, weights: Any, directed: bool) -> Graph:
+    shape = A.shape
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise InvalidGraphError(f"argument `graph`: adjacency matrix must be square, got shape "
+                                f"{shape}. Fix: pass an n x n matrix.")
+    A = A.tocsr()
+    if A.data.dtype.kind not in "iufb":
+        raise InvalidGraphError(f"argument `graph`: matrix dtype {A.data.dtype} is not numeric. "
+                                "Fix: convert with .astype(float).")
+    w = A.data if weights is None else weights
+    n = shape[0] if num_nodes is None else num_nodes
+    return csr_to_graph(A.indptr, A.indices, n, weights=w, directed=directed)
+
+
+def _from_networkx(G: Any, num_nodes: int | None, weights: Any, directed: bool | None) -> Graph:
+    nodes = list(G.nodes)
+    index = {v: i for i, v in enumerate(nodes)}
+    m = G.number_of_edges()
+    src = np.empty(m, dtype=np.int64)
+    dst = np.empty(m, dtype=np.int64)
+    w = np.empty(m, dtype=np.float64)
+    has_w = False
+    for k, (u, v, d) in enumerate(G.edges(data=True)):
+        src[k], dst[k] = index[u], index[v]
+        wt = d.get("weight")
+        if wt is not None:
+            has_w = True
+        w[k] = 1.0 if wt is None else wt
+    d = G.is_directed() if directed is None else directed
+    n = len(nodes) if num_nodes is None else num_nodes
+    return edges_to_graph(src, dst, n, weights=weights if weights is not None else
+                          (w if has_w else None), directed=d)
+
+
+def _pick(columns: list[str], explicit: str | None, names: tuple[str, ...], role: str,
+          fallback: int | None) -> str | None:
+    if explicit is not None:
+        if explicit not in columns:
+            raise InvalidGraphError(f"argument `{role}`: column {explicit!r} not in the frame "
+                                    f"(columns: {columns}). Fix: pass an existing column name.")
+        return explicit
+    lower = {str(c).lower(): c for c in columns}
+    for name in names:
+        if name in lower:
+            return lower[name]
+    if fallback is not None and len(columns) > fallback:
+        return columns[fallback]
+    return None
+
+
+def _from_frame(df: Any, num_nodes: int | None, weights: Any, directed: bool,
+                source: str | None, target: str | None, weight: str | None) -> Graph:
+    cols = list(df.columns)
+    if len(cols) < 2:
+        raise InvalidGraphError(f"argument `graph`: a frame needs two id columns, got {cols}. "
+                                "Fix: pass source= and target= column names.")
+    s = _pick(cols, source, _SRC_NAMES, "source", 0)
+    t = _pick(cols, target, _DST_NAMES, "target", 1)
+    wcol = _pick(cols, weight, _W_NAMES, "weight", None)
+    src, dst = _column(df, s), _column(df, t)
+    if weights is None and wcol is not None:
+        weights = _column(df, wcol)
+    return edges_to_graph(src, dst, num_nodes, weights=weights, directed=directed)
+
+
+def _column(df: Any, name: str) -> np.ndarray:
+    col = df[name]
+    if hasattr(col, "to_numpy"):
+        col = col.to_numpy()
+    return np.asarray(col)

@@ -1,0 +1,268 @@
+"""The graph container shared by every engine.
+
+A :class:`Graph` is an immutable edge set over the vertices ``0 .. n-1``. It keeps
+the representation it was built from (an edge list or a CSR matrix) and derives
+the other one lazily, caching it. Edge ids are positions in the input: for an
+edge list the i-th pair, for a CSR matrix the i-th stored entry. Spanning forests
+and minimum spanning forests return those ids, so nothing about the input is lost
+by the normalisation that the algorithms need (symmetrising, dropping self loops).
+
+Arrays live on the host (NumPy) or the device (CuPy); ``graph.device`` says which.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._arrays import get_xp, index_dtype_for, is_cupy_array, to_numpy
+
+__all__ = ["Graph"]
+
+
+class Graph:
+    """An immutable graph on vertices ``0 .. num_nodes-1``.
+
+    Build one with :func:`concomp.as_graph` (any graph-like input, validated) or
+    the constructors :meth:`from_edges` and :meth:`from_csr`.
+
+    Parameters
+    ----------
+    num_nodes : int
+        Number of vertices.
+    src, dst : array, optional
+        Edge list (one entry per input edge).
+    indptr, indices : array, optional
+        CSR rows; the i-th stored entry is input edge ``i``.
+    weights : array, optional
+        One weight per input edge (same order as the edge ids).
+    directed : bool
+        Whether the edges have a direction. Connectivity is always weak
+        (direction ignored); the flag matters for strong components and for
+        :mod:`concomp.csgraph` conversions.
+    symmetric : bool
+        The caller guarantees that every edge ``(u, v)`` is also listed as
+        ``(v, u)``. Undirected algorithms then use the CSR as it is instead of
+        adding reverse edges.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp import Graph
+    >>> g = Graph.from_edges(np.array([0, 1]), np.array([1, 2]), num_nodes=4)
+    >>> g.num_nodes, g.num_edges
+    (4, 2)
+    >>> indptr, indices, eid = g.undirected_csr()
+    >>> indptr.tolist(), indices.tolist(), eid.tolist()
+    ([0, 1, 3, 4, 4], [1, 0, 2, 1], [0, 0, 1, 1])
+    """
+
+    __slots__ = (
+        "num_nodes",
+        "directed",
+        "symmetric",
+        "weights",
+        "_src",
+        "_dst",
+        "_indptr",
+        "_indices",
+        "_coo_to_csr",
+        "_ucsr",
+        "_num_edges",
+    )
+
+    def __init__(
+        self,
+        num_nodes: int,
+        *,
+        src: Any = None,
+        dst: Any = None,
+        indptr: Any = None,
+        indices: Any = None,
+        weights: Any = None,
+        directed: bool = False,
+        symmetric: bool = False,
+    ) -> None:
+        self.num_nodes = int(num_nodes)
+        self.directed = bool(directed)
+        self.symmetric = bool(symmetric)
+        self.weights = weights
+        self._src, self._dst = src, dst
+        self._indptr, self._indices = indptr, indices
+        self._coo_to_csr = None
+        self._ucsr = None
+        if src is not None:
+            self._num_edges = int(src.shape[0])
+        elif indices is not None:
+            self._num_edges = int(indices.shape[0])
+        else:
+            raise TypeError("Graph needs either (src, dst) or (indptr, indices)")
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def from_edges(
+        cls,
+        src: Any,
+        dst: Any,
+        num_nodes: int | None = None,
+        *,
+        weights: Any = None,
+        directed: bool = False,
+        symmetric: bool = False,
+    ) -> Graph:
+        """Validated graph from two id arrays (NumPy or CuPy)."""
+        from ._validate import edges_to_graph
+
+        return edges_to_graph(src, dst, num_nodes, weights=weights, directed=directed,
+                              symmetric=symmetric)
+
+    @classmethod
+    def from_csr(
+        cls,
+        indptr: Any,
+        indices: Any,
+        num_nodes: int | None = None,
+        *,
+        weights: Any = None,
+        directed: bool = False,
+        symmetric: bool = False,
+    ) -> Graph:
+        """Validated graph from CSR arrays (NumPy or CuPy)."""
+        from ._validate import csr_to_graph
+
+        return csr_to_graph(indptr, indices, num_nodes, weights=weights, directed=directed,
+                            symmetric=symmetric)
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def num_edges(self) -> int:
+        """Number of input edges (self loops and duplicates included)."""
+        return self._num_edges
+
+    @property
+    def device(self) -> str:
+        """``"gpu"`` when the arrays are CuPy arrays, else ``"cpu"``."""
+        a = self._src if self._src is not None else self._indices
+        return "gpu" if is_cupy_array(a) else "cpu"
+
+    @property
+    def xp(self):
+        """The array module of the graph's arrays (``numpy`` or ``cupy``)."""
+        return get_xp(self._src if self._src is not None else self._indices)
+
+    @property
+    def index_dtype(self) -> np.dtype:
+        """int32 when ids and the symmetrised edge count fit, else int64."""
+        return index_dtype_for(self.num_nodes, 2 * self._num_edges)
+
+    @property
+    def is_weighted(self) -> bool:
+        return self.weights is not None
+
+    def __repr__(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        w = ", weighted" if self.weights is not None else ""
+        return f"Graph(n={self.num_nodes}, m={self.num_edges}, {kind}{w}, device={self.device!r})"
+
+    # ------------------------------------------------------------------ views
+    def coo(self) -> tuple[Any, Any]:
+        """``(src, dst)`` of every input edge, in edge-id order."""
+        if self._src is None:
+            xp = self.xp
+            # searchsorted works the same on NumPy and CuPy (cupy.repeat takes no array counts)
+            pos = xp.arange(self._num_edges, dtype=self._indptr.dtype)
+            row = xp.searchsorted(self._indptr, pos, side="right") - 1
+            self._src = row.astype(self._indices.dtype, copy=False)
+            self._dst = self._indices
+        return self._src, self._dst
+
+    def csr(self) -> tuple[Any, Any, Any]:
+        """``(indptr, indices, edge_ids)`` of the input edges as given (rows = sources).
+
+        ``edge_ids`` maps each stored entry to its input edge id (``None`` when the
+        CSR order is the edge-id order, as for graphs built from CSR).
+        """
+        if self._indptr is None:
+            src, dst = self._src, self._dst
+            indptr, order = _counting_sort(src, self.num_nodes)
+            self._indptr, self._indices, self._coo_to_csr = indptr, dst[order], order
+        return self._indptr, self._indices, self._coo_to_csr
+
+    def undirected_csr(self) -> tuple[Any, Any, Any]:
+        """Symmetric CSR of the undirected graph, with the input edge id of each entry.
+
+        Every input edge ``(u, v)`` with ``u != v`` appears as ``u -> v`` and
+        ``v -> u`` (unless the graph is flagged ``symmetric``, whose CSR is used as
+        is). Self loops are dropped; duplicate edges are kept (harmless for
+        connectivity, and needed to report edge ids).
+        """
+        if self._ucsr is None:
+            if self.symmetric:
+                indptr, indices, eid = self.csr()
+                if eid is None:
+                    eid = self.xp.arange(self._num_edges, dtype=indices.dtype)
+                self._ucsr = (indptr, indices, eid)
+            else:
+                self._ucsr = _symmetrise(self)
+        return self._ucsr
+
+    def edge_weights(self) -> Any:
+        """Weights in edge-id order (``None`` if unweighted)."""
+        return self.weights
+
+    def to(self, device: str) -> Graph:
+        """Copy of the graph with its arrays on ``"cpu"`` or ``"gpu"``."""
+        if device == self.device:
+            return self
+        if device == "cpu":
+            move = to_numpy
+        elif device == "gpu":
+            from ._gpu._compat import cupy_or_raise
+
+            cp = cupy_or_raise()
+            move = cp.asarray
+        else:
+            from .errors import InvalidGraphError
+
+            raise InvalidGraphError(f"device={device!r} is not valid; use 'cpu' or 'gpu'")
+
+        def mv(a):
+            return None if a is None else move(a)
+
+        g = Graph(self.num_nodes, src=mv(self._src), dst=mv(self._dst), indptr=mv(self._indptr),
+                  indices=mv(self._indices), weights=mv(self.weights), directed=self.directed,
+                  symmetric=self.symmetric)
+        if self._coo_to_csr is not None:
+            g._coo_to_csr = mv(self._coo_to_csr)
+        return g
+
+
+def _counting_sort(keys: Any, n: int) -> tuple[Any, Any]:
+    """Stable order of ``keys`` (values in [0, n)) and the CSR row pointer."""
+    if is_cupy_array(keys):
+        import cupy as cp
+
+        order = cp.argsort(keys, kind="stable") if keys.size else cp.zeros(0, keys.dtype)
+        counts = cp.bincount(keys, minlength=n) if keys.size else cp.zeros(n, keys.dtype)
+        indptr = cp.zeros(n + 1, dtype=index_dtype_for(n, keys.size))
+        cp.cumsum(counts, out=indptr[1:])
+        return indptr, order.astype(keys.dtype, copy=False)
+    from ._cpu.csr import counting_sort
+
+    return counting_sort(keys, n)
+
+
+def _symmetrise(g: Graph) -> tuple[Any, Any, Any]:
+    xp = g.xp
+    src, dst = g.coo()
+    dt = g.index_dtype
+    keep = src != dst
+    eid = xp.arange(g.num_edges, dtype=dt)
+    if not bool(keep.all()):
+        src, dst, eid = src[keep], dst[keep], eid[keep]
+    s2 = xp.concatenate([src, dst]).astype(dt, copy=False)
+    d2 = xp.concatenate([dst, src]).astype(dt, copy=False)
+    e2 = xp.concatenate([eid, eid])
+    indptr, order = _counting_sort(s2, g.num_nodes)
+    return indptr, d2[order], e2[order]
