@@ -1,0 +1,196 @@
+"""Static connected components: the public functions.
+
+Layers: public function -> :func:`concomp.as_graph` (validation) -> dispatch
+(cpu / gpu) -> engine driver (``_cpu.components`` / ``_gpu.components``).
+Connectivity is weak: edge directions are ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import numpy as np
+
+from ._dispatch import choose_device
+from ._validate import as_graph
+from .errors import InvalidVariantError
+from .graph import Graph
+from .variants import Variant, resolve_variant
+
+log = logging.getLogger("concomp")
+
+__all__ = [
+    "connected_components",
+    "number_connected_components",
+    "component_sizes",
+    "largest_component",
+    "component_roots",
+    "canonical_labels",
+]
+
+
+def component_roots(graph: Any, *, device: str = "auto", algorithm: Any = "auto") -> Any:
+    """Raw root labels: entry ``v`` is the smallest vertex id in ``v``'s component.
+
+    Arrays stay on the device that computed them (NumPy for the CPU engine,
+    CuPy for the GPU engine).
+    """
+    g = as_graph(graph)
+    dev = choose_device(g, device)
+    variant = resolve_variant(algorithm)
+    if dev == "gpu":
+        from ._gpu import components as engine
+    else:
+        from ._cpu import components as engine
+    if variant is None:
+        variant = engine.auto_variant(g)
+        log.debug("algorithm=auto -> %s on %s", variant, dev)
+    elif not variant.supported_on(dev):
+        raise InvalidVariantError(
+            f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
+            f"concomp.all_variants(device={dev!r}) or device='gpu'.")
+    return engine.component_roots(g if dev == g.device else g.to(dev), variant)
+
+
+def canonical_labels(roots: Any) -> tuple[int, Any]:
+    """SciPy's numbering from root labels: components ordered by their smallest vertex."""
+    xp = _xp(roots)
+    n = roots.shape[0]
+    is_root = roots == xp.arange(n, dtype=roots.dtype)
+    comp_of_root = xp.cumsum(is_root, dtype=np.int64) - 1
+    count = int(comp_of_root[-1]) + 1 if n else 0
+    dt = np.int32 if count <= np.iinfo(np.int32).max and n <= np.iinfo(np.int32).max else np.int64
+    return count, comp_of_root[roots].astype(dt)
+
+
+def _xp(a: Any):
+    from ._arrays import get_xp
+
+    return get_xp(a)
+
+
+def _place(labels: Any, like: Graph | Any, to_device: str | None) -> Any:
+    """Return labels where the caller's data lives, or where ``to_device`` says."""
+    from ._arrays import is_cupy_array, to_numpy
+
+    want = to_device or (like.device if isinstance(like, Graph) else
+                         ("gpu" if is_cupy_array(like) else "cpu"))
+    if want == "cpu":
+        return to_numpy(labels)
+    if not is_cupy_array(labels):
+        import cupy
+
+        return cupy.asarray(labels)
+    return labels
+
+
+def connected_components(
+    graph: Any,
+    *,
+    device: str = "auto",
+    algorithm: str | Variant = "auto",
+    return_labels: bool = True,
+    canonical: bool = True,
+    num_nodes: int | None = None,
+    output_device: str | None = None,
+) -> tuple[int, Any] | int:
+    """Weakly connected components of any graph-like input.
+
+    Parameters
+    ----------
+    graph : graph-like
+        Anything :func:`concomp.as_graph` accepts: edge arrays, ``(2, m)``
+        arrays, SciPy sparse, data frames, NetworkX graphs, CuPy / torch data,
+        file paths, or a :class:`concomp.Graph`.
+    device : {"auto", "cpu", "gpu"}
+        Engine. ``"auto"`` (or the ``CONCOMP_DEVICE`` environment variable)
+        uses the GPU for data already there or for large graphs when one is
+        usable. ``"gpu"`` raises :class:`~concomp.DeviceUnavailableError` when
+        it cannot run.
+    algorithm : str or Variant
+        ``"auto"``, a preset (``"afforest"``, ``"rem"``, ...) or a variant string
+        such as ``"kout-async-halve-csr"`` (see :mod:`concomp.variants`).
+    return_labels : bool
+        As in SciPy: when False only the count is returned.
+    canonical : bool
+        True numbers components like SciPy (by their smallest vertex, from 0);
+        False returns raw root labels (the smallest vertex id of each component).
+    num_nodes : int, optional
+        Vertex count for edge-list input (default max id + 1).
+    output_device : {"cpu", "gpu"}, optional
+        Where the labels go; default where the input lives.
+
+    Returns
+    -------
+    n_components : int
+    labels : ndarray
+        int32 (int64 when ``n`` needs it), NumPy or CuPy like the input.
+
+    Examples
+    --------
+    >>> import numpy as np, concomp
+    >>> concomp.connected_components((np.array([0, 3]), np.array([1, 4])), num_nodes=6)
+    (4, array([0, 0, 1, 2, 2, 3], dtype=int32))
+    >>> concomp.connected_components(np.array([[0, 2]]), return_labels=False)
+    2
+
+    References
+    ----------
+    Sutton, Ben-Nun, Barak: Afforest (k-out sampling); Hong, Dhulipala, Shun:
+    GConn. Both in ``../shared/papers/``.
+    """
+    g = as_graph(graph, num_nodes)
+    roots = component_roots(g, device=device, algorithm=algorithm)
+    if canonical:
+        count, labels = canonical_labels(roots)
+    else:
+        count = int((roots == _xp(roots).arange(roots.shape[0], dtype=roots.dtype)).sum())
+        labels = roots
+    if not return_labels:
+        return count
+    return count, _place(labels, g, output_device)
+
+
+def number_connected_components(graph: Any, **kwargs: Any) -> int:
+    """Number of weakly connected components (isolated vertices count).
+
+    Examples
+    --------
+    >>> import numpy as np, concomp
+    >>> concomp.number_connected_components(np.array([[0, 1], [2, 3]]))
+    2
+    """
+    return connected_components(graph, return_labels=False, **kwargs)
+
+
+def component_sizes(graph: Any, **kwargs: Any) -> Any:
+    """Size of each component, indexed by the canonical (SciPy) label.
+
+    Examples
+    --------
+    >>> import numpy as np, concomp
+    >>> concomp.component_sizes((np.array([0, 1]), np.array([1, 2])), num_nodes=5).tolist()
+    [3, 1, 1]
+    """
+    count, labels = connected_components(graph, **kwargs)
+    xp = _xp(labels)
+    return xp.bincount(labels, minlength=count)
+
+
+def largest_component(graph: Any, **kwargs: Any) -> Any:
+    """Sorted vertex ids of the largest component (ties: the lowest label wins).
+
+    Examples
+    --------
+    >>> import numpy as np, concomp
+    >>> concomp.largest_component((np.array([0, 3, 4]), np.array([1, 4, 5]))).tolist()
+    [3, 4, 5]
+    """
+    count, labels = connected_components(graph, **kwargs)
+    xp = _xp(labels)
+    if count == 0:
+        return xp.zeros(0, dtype=labels.dtype)
+    sizes = xp.bincount(labels, minlength=count)
+    best = int(xp.argmax(sizes))
+    return xp.flatnonzero(labels == best).astype(labels.dtype)
