@@ -27,6 +27,8 @@ def source_text(filename: str) -> str:
     out = []
     for line in (CUDA_DIR / filename).read_text().splitlines():
         s = line.strip()
+        if s == "#pragma once":
+            continue
         if s.startswith('#include "') and s.endswith('"'):
             out.append(source_text(s[len('#include "'):-1]))
         else:

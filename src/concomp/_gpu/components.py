@@ -1,0 +1,189 @@
+"""GPU connected components driver: allocation, launch configuration, phase order.
+
+Driver contract (shared with ``_cpu/components.py``): ``component_roots(graph, variant)``
+returns a CuPy array whose entry ``v`` is the smallest vertex id of ``v``'s component.
+``run_variant(..., record=True)`` also returns, per vertex, the id of the edge that
+made it a non-root (the spanning-forest version of every kernel).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import Graph
+from ..variants import Finish, Layout, Sampling, Variant
+from ._compat import cupy_or_raise, device_info, out_of_memory_guard
+from .kernels import CCKernels
+
+BLOCK = 256
+#: Vertices whose remaining degree exceeds this go to the block-per-vertex kernel
+#: (ECL-CC's threshold between warp and block work is 352; one thread handles 32 fine).
+HEAVY_DEGREE = 64
+#: BFS switches to bottom-up once the frontier holds more than n / BFS_ALPHA vertices.
+BFS_ALPHA = 20
+
+
+def _grid(work: int) -> tuple[int]:
+    sms = device_info()["sm_count"]
+    return (max(1, min((int(work) + BLOCK - 1) // BLOCK, sms * 32)),)
+
+
+class _Run:
+    """State of one run: the union-find arrays and the kernels for this variant."""
+
+    def __init__(self, g: Graph, variant: Variant, record: bool) -> None:
+        cp = cupy_or_raise()
+        self.cp, self.g, self.v = cp, g, variant
+        self.n = g.num_nodes
+        self.dt = np.dtype(g.index_dtype)
+        self.I = self.dt.type
+        self.k = CCKernels(variant, self.dt, record)
+        self.record = record
+        n = max(self.n, 1)
+        needs_aux = variant.finish in (Finish.HOOKS, Finish.REM_LOCK)
+        self.p = cp.empty(n, self.dt)
+        self.aux = cp.zeros(n if needs_aux else 1, np.int32)
+        self.packed = cp.empty(n if self.k.jtb else 1, np.uint64)
+        self.hook_edge = cp.full(n if record else 1, -1, self.dt)
+        self.dummy = cp.zeros(1, self.dt)
+        self.lmax = cp.zeros(1, self.dt)
+        self.uf = (self.p, self.aux, self.packed)
+
+    def launch(self, name: str, work: int, *args, grid=None, block=BLOCK) -> None:
+        if work <= 0:
+            return
+        kern = getattr(self.k, name)
+        kern(grid or _grid(work), (block,), args)
+
+    # -------------------------------------------------------------- phases
+    def init(self) -> None:
+        self.launch("init", self.n, self.p, self.packed, self.I(self.n), np.int32(self.k.jtb))
+
+    def csr(self):
+        indptr, indices, eids = self.g.undirected_csr()
+        return indptr.astype(self.dt, copy=False), indices.astype(self.dt, copy=False), eids
+
+    def sample(self) -> int:
+        """Run the sampling phase; return how many leading CSR edges it covered (k0)."""
+        s, n, I = self.v.sampling, self.n, self.I
+        indptr, indices, eids = self.csr()
+        e = eids if self.record else self.dummy
+        if s == Sampling.KOUT:
+            k = self.v.k
+            self.launch("kout", n * k, *self.uf, indptr, indices, e, self.hook_edge, I(n),
+                        np.int32(k))
+            k0 = k
+        elif s == Sampling.KOUT_RANDOM:
+            k = self.v.k
+            self.launch("koutr", n * k, *self.uf, indptr, indices, e, self.hook_edge, I(n),
+                        np.int32(k), np.uint64(0x5EED))
+            k0 = 0
+        elif s == Sampling.HB:
+            self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n))
+            self.launch("hb_roots", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
+                        np.int32(self.v.k))
+            k0 = 1
+        else:
+            self.bfs(indptr, indices, e)
+            k0 = 0
+        self.launch("compress", n, *self.uf, I(n))
+        self.k.frequent(((1,)), ((1024,)), (*self.uf, I(n), self.lmax, np.uint64(12345)))
+        return k0
+
+    def bfs(self, indptr, indices, eids) -> None:
+        """Direction-optimising BFS from the highest-degree of 1024 sampled vertices.
+
+        Top-down steps expand a queue; once the frontier holds more than
+        n / BFS_ALPHA vertices, bottom-up steps let unvisited vertices look for a
+        frontier neighbour (a bitmap), and it switches back when the frontier shrinks.
+        """
+        cp, n, I = self.cp, self.n, self.I
+        probe = cp.random.default_rng(7).integers(0, n, size=min(1024, n)).astype(self.dt)
+        deg = indptr[probe + 1] - indptr[probe]
+        source = int(probe[int(cp.argmax(deg))])
+        cur, nxt = cp.empty(n, self.dt), cp.empty(n, self.dt)
+        cur_len, nxt_len = cp.ones(1, self.dt), cp.zeros(1, self.dt)
+        cur[0] = source
+        bits = nbits = None
+        size = 1
+        while size > 0:
+            nxt_len.fill(0)
+            if size > n // BFS_ALPHA:
+                if bits is None:  # switch to bottom-up: the queue becomes a bitmap
+                    bits, nbits = cp.zeros(n, np.uint8), cp.zeros(n, np.uint8)
+                    self.launch("q2bits", size, cur, cur_len, bits)
+                nbits.fill(0)
+                self.launch("bfs_bu", n, *self.uf, indptr, indices, eids, self.hook_edge,
+                            I(source), I(n), bits, nbits, nxt_len)
+                bits, nbits = nbits, bits
+                size = int(nxt_len[0])
+                if size <= n // BFS_ALPHA:  # switch back: the bitmap becomes a queue
+                    q = cp.flatnonzero(bits).astype(self.dt)
+                    cur[: q.shape[0]] = q
+                    cur_len[0] = q.shape[0]
+                    bits = nbits = None
+            else:
+                self.launch("bfs_td", size, *self.uf, indptr, indices, eids, self.hook_edge,
+                            I(source), cur, cur_len, nxt, nxt_len)
+                cur, nxt, cur_len, nxt_len = nxt, cur, nxt_len, cur_len
+                size = int(cur_len[0])
+        minv = cp.full(1, source, self.dt)
+        self.launch("bfs_min", n, *self.uf, I(source), I(n), minv)
+        self.launch("bfs_reroot", n, *self.uf, I(source), I(n), minv)
+
+    def finish(self, k0: int, sampled: bool) -> None:
+        cp, n, I = self.cp, self.n, self.I
+        lmax, use = (self.lmax, 1) if sampled else (self.dummy, 0)
+        if self.v.layout == Layout.CSR:
+            indptr, indices, eids = self.csr()
+            e = eids if self.record else self.dummy
+            queue = cp.empty(n, self.dt)
+            qlen = cp.zeros(1, self.dt)
+            self.launch("finish_csr", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
+                        np.int32(k0), lmax, np.int32(use), I(HEAVY_DEGREE), queue, qlen)
+            self.k.finish_heavy(_grid(device_info()["sm_count"] * 4 * BLOCK), (BLOCK,),
+                                (*self.uf, indptr, indices, e, self.hook_edge, np.int32(k0),
+                                 np.int32(use), queue, qlen))
+        else:
+            src, dst = self.g.coo()
+            src, dst = src.astype(self.dt, copy=False), dst.astype(self.dt, copy=False)
+            m = src.shape[0]
+            self.launch("finish_coo", m, *self.uf, src, dst, self.hook_edge, np.int64(m), lmax,
+                        np.int32(use), np.int32(self.g.symmetric))
+
+    def roots(self):
+        n, I = self.n, self.I
+        self.launch("compress", n, *self.uf, I(n))
+        p = self.p[: self.n]
+        if self.k.jtb:
+            minv = self.cp.full(self.n, np.iinfo(self.dt).max, self.dt)
+            self.launch("root_min", n, p, minv, I(n))
+            self.launch("apply_root_min", n, p, minv, I(n))
+        return p
+
+
+def run_variant(g: Graph, variant: Variant, record: bool = False):
+    """Run ``variant`` on a device graph; return ``(roots, hook_edge or None)``."""
+    n = g.num_nodes
+    need = (n * 40 + g.num_edges * 24) if n else 0
+    with out_of_memory_guard(f"connected components of {g!r}", need):
+        run = _Run(g, variant, record)
+        if n == 0:
+            return run.p[:0], (run.hook_edge[:0] if record else None)
+        run.init()
+        sampled = variant.sampling != Sampling.NONE
+        k0 = run.sample() if sampled else 0
+        run.finish(k0, sampled)
+        roots = run.roots()
+        return roots, (run.hook_edge if record else None)
+
+
+def component_roots(graph: Graph, variant: Variant):
+    return run_variant(graph, variant)[0]
+
+
+def auto_variant(graph: Graph) -> Variant:
+    """Pick a GPU variant from cheap statistics (see ``_gpu/autoselect.py``)."""
+    from .autoselect import choose
+
+    return choose(graph)

@@ -1,0 +1,314 @@
+// Static connected components over the sampling x finish x compression design space.
+//
+// Template parameters: I (int or long long vertex/offset type), U (a union rule
+// from uf.cuh), RECORD (write the id of each hooking edge into hook_edge[root],
+// which turns every kernel into its spanning-forest version).
+#include "uf.cuh"
+
+// CuPy passes pointers and scalars; each kernel assembles its UFState from these.
+#define UF_PARAMS I *p_, int *aux_, u64 *packed_
+#define UF_STATE UFState<I> s = {p_, aux_, packed_}
+
+__device__ __forceinline__ u64 mix64(u64 x) {
+    // splitmix64 finaliser: cheap, well-spread hash for sampling decisions
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+#define GRID_STRIDE(i, n)                                                            \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
+         i += (long long)blockDim.x * gridDim.x)
+
+template <typename I>
+__device__ __forceinline__ void record(I* hook_edge, I linked, I eid) {
+    if (linked >= 0) hook_edge[linked] = eid;
+}
+
+template <typename I>
+__global__ void init_parents(I* p, u64* packed, I n, int use_packed) {
+    GRID_STRIDE(v, n) {
+        p[v] = (I)v;
+        if (use_packed) packed[v] = (u64)v;
+    }
+}
+
+// ------------------------------------------------------------------ sampling
+// k-out with CSR coalescing: adjacent threads take the first k edges of one vertex.
+template <typename I, class U, bool RECORD>
+__global__ void kout_first(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
+                           const I* __restrict__ eids, I* hook_edge, I n, int k) {
+    UF_STATE;
+    GRID_STRIDE(t, (long long)n * k) {
+        I v = (I)(t / k);
+        int r = (int)(t - (long long)v * k);
+        I j = indptr[v] + r;
+        if (j < indptr[v + 1]) {
+            I linked = U::unite(s, v, indices[j]);
+            if (RECORD) record(hook_edge, linked, eids[j]);
+        }
+    }
+}
+
+// k-out with k neighbours drawn uniformly at random (with replacement).
+template <typename I, class U, bool RECORD>
+__global__ void kout_random(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
+                            const I* __restrict__ eids, I* hook_edge, I n, int k, u64 seed) {
+    UF_STATE;
+    GRID_STRIDE(t, (long long)n * k) {
+        I v = (I)(t / k);
+        I b = indptr[v], deg = indptr[v + 1] - b;
+        if (deg > 0) {
+            I j = b + (I)(mix64(seed ^ (u64)t) % (u64)deg);
+            I linked = U::unite(s, v, indices[j]);
+            if (RECORD) record(hook_edge, linked, eids[j]);
+        }
+    }
+}
+
+// Hook-based sampling, step 1: hook every vertex to its first neighbour if that
+// neighbour is smaller (only v writes p[v] here, so a plain store is safe).
+template <typename I, bool JTB, bool RECORD>
+__global__ void hb_hook(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
+                        const I* __restrict__ eids, I* hook_edge, I n) {
+    UF_STATE;
+    GRID_STRIDE(v, n) {
+        I b = indptr[v];
+        if (b < indptr[v + 1]) {
+            I w = indices[b];
+            if (w < (I)v) {
+                if (JTB) s.packed[v] = (u64)w;
+                else s.p[v] = w;
+                if (RECORD) hook_edge[v] = eids[b];
+            }
+        }
+    }
+}
+
+// Hook-based sampling, step 2: every vertex still a root unites its next N edges.
+template <typename I, class U, bool JTB, bool RECORD>
+__global__ void hb_roots(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
+                         const I* __restrict__ eids, I* hook_edge, I n, int N) {
+    UF_STATE;
+    GRID_STRIDE(v, n) {
+        I pv = JTB ? (I)(s.packed[v] & JTB_MASK) : s.p[v];
+        if (pv != (I)v) continue;
+        // edge 0 too: a root did not hook on it (its first neighbour was larger)
+        I b = indptr[v], e = min(indptr[v + 1], b + 1 + N);
+        for (I j = b; j < e; ++j) {
+            I linked = U::unite(s, (I)v, indices[j]);
+            if (RECORD) record(hook_edge, linked, eids[j]);
+        }
+    }
+}
+
+// Most frequent root among 1024 sampled vertices, on the device (no host round trip).
+template <typename I, class U>
+__global__ void frequent_label(UF_PARAMS, I n, I* out, u64 seed) {
+    UF_STATE;
+    __shared__ I lab[1024];
+    __shared__ int best_count[32];
+    __shared__ I best_label[32];
+    int t = threadIdx.x;
+    I x = (I)(mix64(seed + t) % (u64)n);
+    lab[t] = U::find(s, x);
+    __syncthreads();
+    int count = 0;
+    I mine = lab[t];
+    for (int j = 0; j < 1024; ++j) count += lab[j] == mine;
+    // warp then block arg-max; ties go to the smaller label so the result is deterministic
+    for (int off = 16; off > 0; off >>= 1) {
+        int oc = __shfl_down_sync(0xffffffffu, count, off);
+        I ol = __shfl_down_sync(0xffffffffu, mine, off);
+        if (oc > count || (oc == count && ol < mine)) { count = oc; mine = ol; }
+    }
+    if ((t & 31) == 0) { best_count[t >> 5] = count; best_label[t >> 5] = mine; }
+    __syncthreads();
+    if (t < 32) {
+        count = best_count[t];
+        mine = best_label[t];
+        for (int off = 16; off > 0; off >>= 1) {
+            int oc = __shfl_down_sync(0xffffffffu, count, off);
+            I ol = __shfl_down_sync(0xffffffffu, mine, off);
+            if (oc > count || (oc == count && ol < mine)) { count = oc; mine = ol; }
+        }
+        if (t == 0) out[0] = mine;
+    }
+}
+
+// ------------------------------------------------------------------ finish
+template <typename I, bool JTB>
+__device__ __forceinline__ I parent_of(const UFState<I>& s, I v) {
+    return JTB ? (I)(ld(s.packed + v) & JTB_MASK) : ld(s.p + v);
+}
+
+// Vertex-parallel CSR finish. Low-degree vertices are done by their own thread;
+// vertices of degree > heavy are queued for the block-level kernel below.
+// Without sampling (use_lmax == 0) each undirected edge is united once (w < v).
+template <typename I, class U, bool JTB, bool RECORD>
+__global__ void finish_csr(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
+                           const I* __restrict__ eids, I* hook_edge, I n, int k0, const I* lmax,
+                           int use_lmax, I heavy, I* queue, I* queue_len) {
+    UF_STATE;
+    I skip = lmax[0];
+    GRID_STRIDE(v, n) {
+        if (use_lmax && parent_of<I, JTB>(s, (I)v) == skip) continue;
+        I b = indptr[v] + k0, e = indptr[v + 1];
+        if (e - b > heavy) {
+            I slot = atomic_add(queue_len, (I)1);
+            queue[slot] = (I)v;
+            continue;
+        }
+        for (I j = b; j < e; ++j) {
+            I w = indices[j];
+            if (!use_lmax && w > (I)v) continue;
+            I linked = U::unite(s, (I)v, w);
+            if (RECORD) record(hook_edge, linked, eids[j]);
+        }
+    }
+}
+
+// Heavy vertices: one block per queued vertex, threads stride over its edges.
+template <typename I, class U, bool RECORD>
+__global__ void finish_heavy(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
+                             const I* __restrict__ eids, I* hook_edge, int k0, int sampled,
+                             const I* queue, const I* queue_len) {
+    UF_STATE;
+    I len = queue_len[0];
+    for (I q = blockIdx.x; q < len; q += gridDim.x) {
+        I v = queue[q];
+        I b = indptr[v] + k0, e = indptr[v + 1];
+        for (I j = b + threadIdx.x; j < e; j += blockDim.x) {
+            I w = indices[j];
+            if (!sampled && w > v) continue;
+            I linked = U::unite(s, v, w);
+            if (RECORD) record(hook_edge, linked, eids[j]);
+        }
+    }
+}
+
+// Edge-parallel COO finish. With sampling, skip edges whose ends both sit in lmax.
+template <typename I, class U, bool JTB, bool RECORD>
+__global__ void finish_coo(UF_PARAMS, const I* __restrict__ src, const I* __restrict__ dst,
+                           I* hook_edge, long long m, const I* lmax, int use_lmax, int one_way) {
+    UF_STATE;
+    I skip = lmax[0];
+    GRID_STRIDE(i, m) {
+        I u = src[i], w = dst[i];
+        if (one_way && w > u) continue;  // symmetric input lists every edge twice
+        if (use_lmax && parent_of<I, JTB>(s, u) == skip && parent_of<I, JTB>(s, w) == skip) continue;
+        I linked = U::unite(s, u, w);
+        if (RECORD) record(hook_edge, linked, (I)i);
+    }
+}
+
+// ------------------------------------------------------------------ after linking
+// Point every vertex at its root (for JTB: unpack the root into p).
+template <typename I, bool JTB>
+__global__ void compress_all(UF_PARAMS, I n) {
+    UF_STATE;
+    GRID_STRIDE(v, n) {
+        I x = (I)v, px = parent_of<I, JTB>(s, x);
+        while (px != x) {
+            x = px;
+            px = parent_of<I, JTB>(s, x);
+        }
+        if (JTB) {
+            s.p[v] = x;
+            s.packed[v] = (s.packed[v] & ~JTB_MASK) | (u64)x;
+        } else if (s.p[v] != x) {
+            s.p[v] = x;
+        }
+    }
+}
+
+// Rules whose roots are not the smallest vertex (JTB, BFS): rename each root to
+// its component's minimum so every variant returns the same root labels.
+template <typename I>
+__global__ void root_min(const I* __restrict__ root, I* minv, I n) {
+    GRID_STRIDE(v, n) {
+        atomic_min(minv + root[v], (I)v);
+    }
+}
+
+template <typename I>
+__global__ void apply_root_min(I* root, const I* __restrict__ minv, I n) {
+    GRID_STRIDE(v, n) {
+        root[v] = minv[root[v]];
+    }
+}
+
+// ------------------------------------------------------------------ BFS sampling
+// Top-down step: claim unvisited neighbours of the frontier for the source.
+template <typename I, bool JTB, bool RECORD>
+__global__ void bfs_top_down(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
+                             const I* __restrict__ eids, I* hook_edge, I source,
+                             const I* __restrict__ frontier, const I* frontier_len, I* next,
+                             I* next_len) {
+    UF_STATE;
+    I len = frontier_len[0];
+    GRID_STRIDE(q, len) {
+        I v = frontier[q];
+        for (I j = indptr[v]; j < indptr[v + 1]; ++j) {
+            I w = indices[j];
+            bool won;
+            if (JTB) won = atomicCAS(s.packed + w, (u64)w, (u64)source) == (u64)w && w != source;
+            else won = w != source && cas(s.p + w, w, source) == w;
+            if (won) {
+                if (RECORD) hook_edge[w] = eids[j];
+                next[atomic_add(next_len, (I)1)] = w;
+            }
+        }
+    }
+}
+
+// Bottom-up step: every unvisited vertex looks for a visited neighbour.
+template <typename I, bool JTB, bool RECORD>
+__global__ void bfs_bottom_up(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
+                              const I* __restrict__ eids, I* hook_edge, I source, I n,
+                              const unsigned char* __restrict__ in_frontier, unsigned char* in_next,
+                              I* next_len) {
+    UF_STATE;
+    GRID_STRIDE(v, n) {
+        if ((I)v == source || parent_of<I, JTB>(s, (I)v) != (I)v) continue;
+        for (I j = indptr[v]; j < indptr[v + 1]; ++j) {
+            if (in_frontier[indices[j]]) {
+                if (JTB) s.packed[v] = (u64)source;
+                else s.p[v] = source;
+                if (RECORD) hook_edge[v] = eids[j];
+                in_next[v] = 1;
+                atomic_add(next_len, (I)1);
+                break;
+            }
+        }
+    }
+}
+
+template <typename I>
+__global__ void queue_to_bitmap(const I* __restrict__ queue, const I* len, unsigned char* bits) {
+    I l = len[0];
+    GRID_STRIDE(q, l) { bits[queue[q]] = 1; }
+}
+
+// After BFS: make the smallest visited vertex the root of the star, so the
+// forest keeps p[x] <= x (Rem's algorithm relies on it).
+template <typename I, bool JTB>
+__global__ void bfs_star_min(UF_PARAMS, I source, I n, I* minv) {
+    UF_STATE;
+    GRID_STRIDE(v, n) {
+        if ((I)v == source || parent_of<I, JTB>(s, (I)v) == source) atomic_min(minv, (I)v);
+    }
+}
+
+template <typename I, bool JTB>
+__global__ void bfs_reroot(UF_PARAMS, I source, I n, const I* minv) {
+    UF_STATE;
+    I m = minv[0];
+    GRID_STRIDE(v, n) {
+        if ((I)v == source || parent_of<I, JTB>(s, (I)v) == source) {
+            if (JTB) s.packed[v] = (u64)m;
+            else s.p[v] = m;
+        }
+    }
+}

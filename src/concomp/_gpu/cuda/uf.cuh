@@ -1,0 +1,294 @@
+// Concurrent union-find rules for the GPU engine (GConn / ConnectIt design space).
+//
+// Every rule is a small policy struct; kernels are templates over them. All
+// unions link the larger root under the smaller (JTB: by random rank), so no
+// cycle can form. unite() returns the root that stopped being a root (the
+// vertex that "owns" the hooking edge, used by spanning forests), or -1.
+//
+// Plain (non-atomic) stores are used for compression: they only ever move a
+// non-root's pointer to one of its ancestors, and non-roots are never linked,
+// so a lost or stale store is harmless. Links of roots always use CAS.
+#pragma once
+
+typedef unsigned long long u64;
+
+template <typename I>
+__device__ __forceinline__ I cas(I* addr, I expected, I desired);
+
+template <>
+__device__ __forceinline__ int cas<int>(int* addr, int expected, int desired) {
+    return atomicCAS(addr, expected, desired);
+}
+
+template <>
+__device__ __forceinline__ long long cas<long long>(long long* addr, long long expected,
+                                                     long long desired) {
+    return (long long)atomicCAS((u64*)addr, (u64)expected, (u64)desired);
+}
+
+__device__ __forceinline__ int atomic_add(int* a, int v) { return atomicAdd(a, v); }
+__device__ __forceinline__ long long atomic_add(long long* a, long long v) {
+    return (long long)atomicAdd((u64*)a, (u64)v);
+}
+__device__ __forceinline__ int atomic_min(int* a, int v) { return atomicMin(a, v); }
+__device__ __forceinline__ long long atomic_min(long long* a, long long v) { return atomicMin(a, v); }
+
+template <typename I>
+__device__ __forceinline__ I ld(const I* addr) {
+    // volatile: another thread may have linked or compressed since our last read
+    return *(const volatile I*)addr;
+}
+
+// ------------------------------------------------------------------ finds
+struct FindNaive {
+    template <typename I>
+    static __device__ __forceinline__ I find(I* p, I x) {
+        I px = ld(p + x);
+        while (px != x) {
+            x = px;
+            px = ld(p + x);
+        }
+        return x;
+    }
+};
+
+struct FindSplit {
+    template <typename I>
+    static __device__ __forceinline__ I find(I* p, I x) {
+        while (true) {
+            I px = ld(p + x);
+            I ppx = ld(p + px);
+            if (px == ppx) return px;
+            p[x] = ppx;
+            x = px;
+        }
+    }
+};
+
+struct FindHalve {
+    template <typename I>
+    static __device__ __forceinline__ I find(I* p, I x) {
+        while (true) {
+            I px = ld(p + x);
+            I ppx = ld(p + px);
+            if (px == ppx) return px;
+            p[x] = ppx;
+            x = ppx;
+        }
+    }
+};
+
+struct FindCompress {
+    template <typename I>
+    static __device__ __forceinline__ I find(I* p, I x) {
+        I root = FindNaive::find(p, x);
+        I px = ld(p + x);
+        while (px != root && px != x) {
+            p[x] = root;
+            x = px;
+            px = ld(p + x);
+        }
+        return root;
+    }
+};
+
+// ------------------------------------------------------------------ state
+// Everything a rule may need, passed by value to every kernel.
+template <typename I>
+struct UFState {
+    I* p;        // parents
+    int* aux;    // hooks (Union-Hooks) or locks (Rem-Lock)
+    u64* packed; // (rank << 56) | parent, for Union-JTB
+};
+
+// ------------------------------------------------------------------ unions
+template <class F>
+struct UniteAsync {
+    template <typename I>
+    static __device__ __forceinline__ I find(const UFState<I>& s, I x) { return F::find(s.p, x); }
+
+    template <typename I>
+    static __device__ __forceinline__ I unite(const UFState<I>& s, I u, I v) {
+        while (true) {
+            I ru = F::find(s.p, u), rv = F::find(s.p, v);
+            if (ru == rv) return -1;
+            if (ru < rv) { I t = ru; ru = rv; rv = t; }
+            if (cas(s.p + ru, ru, rv) == ru) return ru;
+            u = ru;
+            v = rv;
+        }
+    }
+};
+
+// Walk both paths together from the endpoints; stop as soon as they meet.
+template <class F>
+struct UniteEarly {
+    template <typename I>
+    static __device__ __forceinline__ I find(const UFState<I>& s, I x) { return F::find(s.p, x); }
+
+    template <typename I>
+    static __device__ __forceinline__ I unite(const UFState<I>& s, I u, I v) {
+        I* p = s.p;
+        I linked = -1;
+        while (u != v) {
+            if (u < v) { I t = u; u = v; v = t; }
+            I pu = ld(p + u);
+            if (pu == u) {
+                if (cas(p + u, u, v) == u) { linked = u; break; }
+                continue;
+            }
+            I ppu = ld(p + pu);
+            if (ppu != pu) p[u] = ppu;  // one splitting step while walking
+            u = pu;
+        }
+        return linked;
+    }
+};
+
+// CAS on an auxiliary hooks array so that writes to the parents are uncontended.
+template <class F>
+struct UniteHooks {
+    template <typename I>
+    static __device__ __forceinline__ I find(const UFState<I>& s, I x) { return F::find(s.p, x); }
+
+    template <typename I>
+    static __device__ __forceinline__ I unite(const UFState<I>& s, I u, I v) {
+        while (true) {
+            I ru = F::find(s.p, u), rv = F::find(s.p, v);
+            if (ru == rv) return -1;
+            if (ru < rv) { I t = ru; ru = rv; rv = t; }
+            if (ld(s.aux + ru) == 0 && atomicCAS(s.aux + ru, 0, 1) == 0) {
+                s.p[ru] = rv;
+                __threadfence();
+                return ru;
+            }
+            u = ru;
+            v = rv;
+        }
+    }
+};
+
+// Rem's splicing rules (ConnectIt): what a non-root rx does while walking up.
+struct SpliceAtomic {
+    template <typename I>
+    static __device__ __forceinline__ I step(I* p, I rx, I prx, I pry) {
+        cas(p + rx, prx, pry);  // move rx under the other tree's (smaller) node
+        return prx;
+    }
+};
+struct SplitAtomicOne {
+    template <typename I>
+    static __device__ __forceinline__ I step(I* p, I rx, I prx, I) {
+        cas(p + rx, prx, ld(p + prx));
+        return prx;
+    }
+};
+struct HalveAtomicOne {
+    template <typename I>
+    static __device__ __forceinline__ I step(I* p, I rx, I prx, I) {
+        I pp = ld(p + prx);
+        cas(p + rx, prx, pp);
+        return pp;
+    }
+};
+
+template <class S, bool LOCK>
+struct UniteRem {
+    template <typename I>
+    static __device__ __forceinline__ I find(const UFState<I>& s, I x) {
+        return FindNaive::find(s.p, x);
+    }
+
+    template <typename I>
+    static __device__ __forceinline__ bool link(const UFState<I>& s, I rx, I to) {
+        if constexpr (!LOCK) {
+            return cas(s.p + rx, rx, to) == rx;
+        } else {
+            while (atomicCAS(s.aux + rx, 0, 1) != 0) {}
+            __threadfence();
+            bool ok = ld(s.p + rx) == rx;
+            if (ok) s.p[rx] = to;
+            __threadfence();
+            atomicExch(s.aux + rx, 0);
+            return ok;
+        }
+    }
+
+    template <typename I>
+    static __device__ __forceinline__ I unite(const UFState<I>& s, I x, I y) {
+        I* p = s.p;
+        I rx = x, ry = y;
+        while (true) {
+            I prx = ld(p + rx), pry = ld(p + ry);
+            if (prx == pry) return -1;
+            if (prx < pry) {
+                I t = rx; rx = ry; ry = t;
+                t = prx; prx = pry; pry = t;
+            }
+            if (rx == prx) {
+                if (link(s, rx, pry)) return rx;
+                continue;
+            }
+            rx = S::step(p, rx, prx, pry);
+        }
+    }
+};
+
+// Jayanti-Tarjan-Boix-Adsera: link by random rank, (rank, parent) in one 64-bit word.
+#define JTB_SHIFT 56
+#define JTB_MASK ((1ull << JTB_SHIFT) - 1ull)
+
+template <bool TWO_TRY_SPLIT>
+struct UniteJTB {
+    template <typename I>
+    static __device__ __forceinline__ I parent(const UFState<I>& s, I x) {
+        return (I)(ld(s.packed + x) & JTB_MASK);
+    }
+
+    template <typename I>
+    static __device__ __forceinline__ I find(const UFState<I>& s, I x) {
+        while (true) {
+            u64 wx = ld(s.packed + x);
+            I px = (I)(wx & JTB_MASK);
+            if (px == x) return x;
+            if (TWO_TRY_SPLIT) {
+                for (int t = 0; t < 2; ++t) {
+                    u64 wp = ld(s.packed + px);
+                    I ppx = (I)(wp & JTB_MASK);
+                    if (ppx == px) break;
+                    u64 nw = (wx & ~JTB_MASK) | (u64)ppx;
+                    u64 old = atomicCAS(s.packed + x, wx, nw);
+                    if (old == wx) break;
+                    wx = old;
+                    px = (I)(wx & JTB_MASK);
+                }
+            }
+            x = px;
+        }
+    }
+
+    template <typename I>
+    static __device__ __forceinline__ I unite(const UFState<I>& s, I u, I v) {
+        while (true) {
+            I ru = find(s, u), rv = find(s, v);
+            if (ru == rv) return -1;
+            u64 wu = ld(s.packed + ru), wv = ld(s.packed + rv);
+            if ((I)(wu & JTB_MASK) != ru || (I)(wv & JTB_MASK) != rv) { u = ru; v = rv; continue; }
+            u64 ku = wu >> JTB_SHIFT, kv = wv >> JTB_SHIFT;
+            // lower rank goes under higher; equal ranks: larger id under smaller, and
+            // the survivor's rank grows (best effort; rank only guides balance).
+            bool u_under = ku < kv || (ku == kv && ru > rv);
+            I child = u_under ? ru : rv, par = u_under ? rv : ru;
+            u64 wc = u_under ? wu : wv;
+            if (atomicCAS(s.packed + child, wc, (wc & ~JTB_MASK) | (u64)par) == wc) {
+                if (ku == kv) {
+                    u64 wp = u_under ? wv : wu;
+                    atomicCAS(s.packed + par, wp, wp + (1ull << JTB_SHIFT));
+                }
+                return child;
+            }
+            u = ru;
+            v = rv;
+        }
+    }
+};

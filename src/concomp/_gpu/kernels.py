@@ -1,0 +1,101 @@
+"""Variant -> C++ policy names, kernel name expressions, and launch helpers.
+
+Adding a rule touches one enum value (``variants.py``), one struct
+(``cuda/uf.cuh``) and one row in :data:`UNITE_CPP` below.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..variants import COMPRESS_RULES, Compress, Finish, Variant
+from ._compile import get_kernel
+
+FIND_CPP = {
+    Compress.NAIVE: "FindNaive",
+    Compress.SPLIT: "FindSplit",
+    Compress.HALVE: "FindHalve",
+    Compress.COMPRESS: "FindCompress",
+}
+REM_STEP_CPP = {
+    Compress.SPLICE: "SpliceAtomic",
+    Compress.SPLIT: "SplitAtomicOne",
+    Compress.HALVE: "HalveAtomicOne",
+}
+
+
+def unite_cpp(finish: Finish, compress: Compress) -> str:
+    """C++ type of the union rule, e.g. ``UniteAsync<FindHalve>``."""
+    if finish == Finish.ASYNC:
+        return f"UniteAsync<{FIND_CPP[compress]}>"
+    if finish == Finish.EARLY:
+        return f"UniteEarly<{FIND_CPP[compress]}>"
+    if finish == Finish.HOOKS:
+        return f"UniteHooks<{FIND_CPP[compress]}>"
+    if finish == Finish.REM_CAS:
+        return f"UniteRem<{REM_STEP_CPP[compress]}, false>"
+    if finish == Finish.REM_LOCK:
+        return f"UniteRem<{REM_STEP_CPP[compress]}, true>"
+    if finish == Finish.JTB:
+        return f"UniteJTB<{'true' if compress == Compress.SPLIT else 'false'}>"
+    raise KeyError(finish)
+
+
+def ctype(dtype: np.dtype) -> str:
+    return "int" if np.dtype(dtype) == np.int32 else "long long"
+
+
+def _b(flag: bool) -> str:
+    return "true" if flag else "false"
+
+
+def cc_names(unite: str, jtb: bool, itype: str, record: bool) -> dict[str, str]:
+    """Name expressions of every cc.cu kernel one union rule needs."""
+    r, j = _b(record), _b(jtb)
+    return {
+        "init": f"init_parents<{itype}>",
+        "kout": f"kout_first<{itype}, {unite}, {r}>",
+        "koutr": f"kout_random<{itype}, {unite}, {r}>",
+        "hb_hook": f"hb_hook<{itype}, {j}, {r}>",
+        "hb_roots": f"hb_roots<{itype}, {unite}, {j}, {r}>",
+        "frequent": f"frequent_label<{itype}, {unite}>",
+        "finish_csr": f"finish_csr<{itype}, {unite}, {j}, {r}>",
+        "finish_heavy": f"finish_heavy<{itype}, {unite}, {r}>",
+        "finish_coo": f"finish_coo<{itype}, {unite}, {j}, {r}>",
+        "compress": f"compress_all<{itype}, {j}>",
+        "root_min": f"root_min<{itype}>",
+        "apply_root_min": f"apply_root_min<{itype}>",
+        "bfs_td": f"bfs_top_down<{itype}, {j}, {r}>",
+        "bfs_bu": f"bfs_bottom_up<{itype}, {j}, {r}>",
+        "q2bits": f"queue_to_bitmap<{itype}>",
+        "bfs_min": f"bfs_star_min<{itype}, {j}>",
+        "bfs_reroot": f"bfs_reroot<{itype}, {j}>",
+    }
+
+
+class CCKernels:
+    """The compiled cc.cu kernels for one (union rule, index type, record) triple."""
+
+    def __init__(self, variant: Variant, dtype: np.dtype, record: bool = False) -> None:
+        self.jtb = variant.finish == Finish.JTB
+        self.names = cc_names(unite_cpp(variant.finish, variant.compress), self.jtb,
+                              ctype(dtype), record)
+        self._all = tuple(self.names.values())
+
+    def __getattr__(self, key: str):
+        names = self.__dict__["names"]
+        if key not in names:
+            raise AttributeError(key)
+        return get_kernel("cc.cu", names[key], self._all)
+
+
+def all_cc_instantiations() -> list[str]:
+    """Every cc.cu name expression any variant can request (for the compile test)."""
+    names: set[str] = set()
+    for finish, itype, record in itertools.product(Finish, ("int", "long long"), (False, True)):
+        for compress in COMPRESS_RULES[finish]:
+            names.update(cc_names(unite_cpp(finish, compress), finish == Finish.JTB, itype,
+                                  record).values())
+    return sorted(names)

@@ -1,0 +1,39 @@
+"""Compile every kernel instantiation the registry can produce for sm_90 with nvcc.
+
+No GPU is needed: this catches template and syntax errors in CI instead of on
+the device. Skipped (with the reason) where nvcc is not installed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from concomp._gpu._compile import CUDA_DIR, NVRTC_OPTIONS, source_text
+from concomp._gpu.registry import all_instantiations
+
+NVCC = shutil.which("nvcc")
+pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc not found on PATH")
+
+
+def test_every_source_file_is_registered():
+    registered = set(all_instantiations())
+    on_disk = {p.name for p in CUDA_DIR.glob("*.cu")}
+    assert on_disk <= registered, f"kernels never compiled by the test: {on_disk - registered}"
+
+
+@pytest.mark.parametrize("filename", sorted(all_instantiations()))
+def test_compile_all_instantiations_sm90(filename, tmp_path):
+    names = all_instantiations()[filename]
+    assert names, f"{filename} registers no instantiations"
+    # Taking each instantiation's address forces nvcc to build its device code.
+    body = ",\n".join(f"  (void*)&{n}" for n in names)
+    src = source_text(filename) + f"\nvoid* concomp_instantiations[] = {{\n{body}\n}};\n"
+    cu = tmp_path / f"all_{filename}"
+    cu.write_text(src)
+    cmd = [NVCC, "-arch=sm_90", *NVRTC_OPTIONS, "-c", str(cu), "-o", str(tmp_path / "x.o")]
+    res = subprocess.run(cmd, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-4000:]
+    assert "warning" not in res.stderr.lower(), res.stderr[-4000:]
