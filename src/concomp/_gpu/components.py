@@ -31,11 +31,11 @@ def _grid(work: int) -> tuple[int]:
 class _Run:
     """State of one run: the union-find arrays and the kernels for this variant."""
 
-    def __init__(self, g: Graph, variant: Variant, record: bool) -> None:
+    def __init__(self, g: Graph, variant: Variant, record: bool, index_dtype=None) -> None:
         cp = cupy_or_raise()
         self.cp, self.g, self.v = cp, g, variant
         self.n = g.num_nodes
-        self.dt = np.dtype(g.index_dtype)
+        self.dt = np.dtype(index_dtype or g.index_dtype)
         self.I = self.dt.type
         self.k = CCKernels(variant, self.dt, record)
         self.record = record
@@ -63,7 +63,7 @@ class _Run:
         indptr, indices, eids = self.g.undirected_csr()
         return indptr.astype(self.dt, copy=False), indices.astype(self.dt, copy=False), eids
 
-    def sample(self) -> int:
+    def sample(self, mark=lambda name: None) -> int:
         """Run the sampling phase; return how many leading CSR edges it covered (k0)."""
         s, n, I = self.v.sampling, self.n, self.I
         indptr, indices, eids = self.csr()
@@ -86,8 +86,11 @@ class _Run:
         else:
             self.bfs(indptr, indices, e)
             k0 = 0
+        mark("sample")
         self.launch("compress", n, *self.uf, I(n))
+        mark("sample_compress")
         self.k.frequent(((1,)), ((1024,)), (*self.uf, I(n), self.lmax, np.uint64(12345)))
+        mark("frequent")
         return k0
 
     def bfs(self, indptr, indices, eids) -> None:
@@ -162,20 +165,45 @@ class _Run:
         return p
 
 
-def run_variant(g: Graph, variant: Variant, record: bool = False):
-    """Run ``variant`` on a device graph; return ``(roots, hook_edge or None)``."""
+def run_variant(g: Graph, variant: Variant, record: bool = False, index_dtype=None,
+                profile: list | None = None):
+    """Run ``variant`` on a device graph; return ``(roots, hook_edge or None)``.
+
+    ``index_dtype`` forces int64 kernels on a small graph (tests use it); by
+    default the graph's own index type (int32 unless n or 2m needs int64).
+    ``profile``, a list, receives ``(phase, cupy Event)`` pairs (benchmarks use it).
+    """
     n = g.num_nodes
     need = (n * 40 + g.num_edges * 24) if n else 0
     with out_of_memory_guard(f"connected components of {g!r}", need):
-        run = _Run(g, variant, record)
+        mark = _marker(profile)
+        mark("start")
+        run = _Run(g, variant, record, index_dtype)
         if n == 0:
             return run.p[:0], (run.hook_edge[:0] if record else None)
         run.init()
+        mark("init")
         sampled = variant.sampling != Sampling.NONE
-        k0 = run.sample() if sampled else 0
+        k0 = run.sample(mark) if sampled else 0
         run.finish(k0, sampled)
+        mark("finish")
         roots = run.roots()
+        mark("compress")
         return roots, (run.hook_edge if record else None)
+
+
+def _marker(profile: list | None):
+    if profile is None:
+        return lambda name: None
+
+    def mark(name: str) -> None:
+        import cupy
+
+        ev = cupy.cuda.Event()
+        ev.record()
+        profile.append((name, ev))
+
+    return mark
 
 
 def component_roots(graph: Graph, variant: Variant):

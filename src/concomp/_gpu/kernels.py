@@ -83,12 +83,17 @@ class CCKernels:
         self.names = cc_names(unite_cpp(variant.finish, variant.compress), self.jtb,
                               ctype(dtype), record)
         self._all = tuple(self.names.values())
+        self._fns: dict = {}
 
     def __getattr__(self, key: str):
-        names = self.__dict__["names"]
-        if key not in names:
-            raise AttributeError(key)
-        return get_kernel("cc.cu", names[key], self._all)
+        fns = self.__dict__["_fns"]
+        fn = fns.get(key)
+        if fn is None:
+            names = self.__dict__["names"]
+            if key not in names:
+                raise AttributeError(key)
+            fn = fns[key] = get_kernel("cc.cu", names[key], self._all)
+        return fn
 
 
 def all_cc_instantiations() -> list[str]:

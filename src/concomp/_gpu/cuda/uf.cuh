@@ -78,12 +78,16 @@ struct FindHalve {
     }
 };
 
+// Full compression. Parents always have smaller ids than their children (links go
+// larger-under-smaller), so "px > root" means "x still points below the root we
+// found". Testing px != root instead would be wrong: a concurrent compression may
+// already have lifted x above that root, and we must not pull it back down.
 struct FindCompress {
     template <typename I>
     static __device__ __forceinline__ I find(I* p, I x) {
         I root = FindNaive::find(p, x);
         I px = ld(p + x);
-        while (px != root && px != x) {
+        while (px > root) {
             p[x] = root;
             x = px;
             px = ld(p + x);

@@ -1,0 +1,173 @@
+"""GPU static connected components: the design-space sweep and the peers, in one run.
+
+Usage (on a machine with a CUDA GPU and CuPy)::
+
+    PYTHONPATH=src python benchmarks/bench_gpu_cc.py --out benchmarks/results/gpu_cc \
+        [--graphs rmat22,er22,gridp4k,cong22] [--variants all|auto|LIST] [--reps 5] [--quick]
+
+Per graph and variant: median of ``--reps`` runs timed with CUDA events after a
+warm-up (which also compiles the kernels), graph already on the device. Also
+edges/s, the ratio to the memory floor (CSR read once + labels written once, over
+the measured device-to-device copy bandwidth), and the peers measured in the same
+run: SciPy (one CPU core, graph already in CSR) and the concomp CPU engine.
+Writes ``sweep.csv``, ``summary.json`` and prints a short table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import gpu_suite  # noqa: E402
+
+import concomp  # noqa: E402
+from concomp._gpu.components import run_variant  # noqa: E402
+from concomp.variants import Variant, all_variants  # noqa: E402
+
+
+def copy_bandwidth(cp) -> float:
+    """Device-to-device copy bandwidth in bytes/s (bytes read + written)."""
+    a = cp.empty(1 << 28, cp.int32)
+    b = cp.empty_like(a)
+    times = []
+    for _ in range(6):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record()
+        cp.copyto(b, a)
+        e.record()
+        e.synchronize()
+        times.append(cp.cuda.get_elapsed_time(s, e) / 1e3)
+    return 2 * a.nbytes / statistics.median(times[1:])
+
+
+def time_gpu(cp, fn, reps: int) -> float:
+    fn()
+    cp.cuda.Device().synchronize()
+    out = []
+    for _ in range(reps):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        out.append(cp.cuda.get_elapsed_time(s, e))
+    return statistics.median(out)
+
+
+def check(cp, g, variant, ref_count) -> None:
+    roots, _ = run_variant(g, variant)
+    count = int((roots == cp.arange(roots.shape[0], dtype=roots.dtype)).sum())
+    if count != ref_count:
+        raise AssertionError(f"{variant}: {count} components, expected {ref_count}")
+
+
+def peers(g, reps: int) -> dict[str, float]:
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    indptr, indices, _ = g.csr()
+    a = sp.csr_matrix((np.ones(indices.shape[0], np.int8), indices.get(), indptr.get()),
+                      shape=(g.num_nodes, g.num_nodes))
+    out = {}
+    t = time.perf_counter()
+    count, _ = connected_components(a, directed=False)
+    out["scipy_ms"] = (time.perf_counter() - t) * 1e3
+    out["components"] = int(count)
+    try:
+        host = g.to("cpu")
+        concomp.connected_components(host, device="cpu")
+        ts = []
+        for _ in range(max(1, reps // 2)):
+            t = time.perf_counter()
+            concomp.connected_components(host, device="cpu")
+            ts.append((time.perf_counter() - t) * 1e3)
+        out["concomp_cpu_ms"] = statistics.median(ts)
+    except Exception as exc:  # numba may be unavailable on the device image
+        out["concomp_cpu_error"] = f"{type(exc).__name__}: {exc}"
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graphs", default="rmat22,er22,gridp4k,cong22")
+    ap.add_argument("--variants", default="all")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--out", default="benchmarks/results/gpu_cc")
+    ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--skip-slow-bfs", action="store_true",
+                    help="skip BFS sampling on graphs with a grid-like diameter")
+    args = ap.parse_args(argv)
+    import cupy as cp
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    bw = copy_bandwidth(cp)
+    if args.variants == "all":
+        variants = all_variants("gpu")
+    elif args.variants == "auto":
+        variants = []
+    else:
+        variants = [Variant.parse(x) for x in args.variants.split(",")]
+    rows, summary = [], {"copy_bandwidth_GBps": bw / 1e9, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "graphs": {}}
+    for name in args.graphs.split(","):
+        g = gpu_suite.make(name)
+        n, entries = g.num_nodes, g.num_edges
+        floor_ms = ((n + 1) * 4 + entries * 4 + n * 4) / bw * 1e3
+        info = {"n": n, "undirected_edges": entries // 2, "floor_ms": floor_ms}
+        if not args.no_peers:
+            info.update(peers(g, args.reps))
+        ref = info.get("components")
+        auto = concomp.components.component_roots  # noqa: F841 (documented path)
+        from concomp._gpu.autoselect import choose
+
+        auto_v = choose(g)
+        info["auto_variant"] = str(auto_v)
+        todo = list(variants) + ([auto_v] if auto_v not in variants else [])
+        for v in todo:
+            if args.skip_slow_bfs and v.sampling.value == "bfs" and name.startswith("grid"):
+                continue
+            try:
+                if ref is not None:
+                    check(cp, g, v, ref)
+                ms = time_gpu(cp, lambda: run_variant(g, v), args.reps)
+                rows.append({"graph": name, "variant": str(v), "ms": ms,
+                             "edges_per_s": entries / 2 / (ms / 1e3), "floor_ratio": ms / floor_ms})
+            except Exception as exc:
+                rows.append({"graph": name, "variant": str(v), "ms": float("nan"),
+                             "error": f"{type(exc).__name__}: {exc}"[:300]})
+        graph_rows = [r for r in rows if r["graph"] == name and r["ms"] == r["ms"]]
+        best = min(graph_rows, key=lambda r: r["ms"]) if graph_rows else None
+        auto_row = next((r for r in graph_rows if r["variant"] == str(auto_v)), None)
+        info["best_variant"], info["best_ms"] = (best["variant"], best["ms"]) if best else (None, None)
+        info["auto_ms"] = auto_row["ms"] if auto_row else None
+        summary["graphs"][name] = info
+        print(f"{name}: n={n} m={entries // 2} best {info['best_variant']} {info['best_ms']} ms, "
+              f"auto {auto_v} {info['auto_ms']} ms, scipy {info.get('scipy_ms')} ms", flush=True)
+        del g
+        cp.get_default_memory_pool().free_all_blocks()
+    with open(out / "sweep.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["graph", "variant", "ms", "edges_per_s", "floor_ratio",
+                                          "error"])
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    errors = [r for r in rows if "error" in r]
+    for r in errors[:20]:
+        print("ERROR", r["graph"], r["variant"], r["error"])
+    print(f"{len(rows)} timings, {len(errors)} errors; copy bandwidth {bw / 1e9:.0f} GB/s")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""Per-phase GPU time of a few variants on the suite graphs (CUDA events), plus host overhead.
+
+    PYTHONPATH=src python benchmarks/profile_gpu_cc.py [--graphs ...] [--variants ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import gpu_suite  # noqa: E402
+
+from concomp._gpu.components import run_variant  # noqa: E402
+from concomp.variants import Variant  # noqa: E402
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--graphs", default="rmat22,gridp4k")
+    ap.add_argument("--variants", default="kout-async-halve-csr,kout-rem_cas-splice-csr")
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args(argv)
+    import cupy as cp
+
+    for name in args.graphs.split(","):
+        g = gpu_suite.make(name)
+        for vs in args.variants.split(","):
+            v = Variant.parse(vs)
+            run_variant(g, v)
+            phases: dict[str, list[float]] = {}
+            walls = []
+            for _ in range(args.reps):
+                prof: list = []
+                cp.cuda.Device().synchronize()
+                t = time.perf_counter()
+                run_variant(g, v, profile=prof)
+                walls.append((time.perf_counter() - t) * 1e3)
+                prof[-1][1].synchronize()
+                for (a, ea), (b, eb) in zip(prof, prof[1:]):
+                    phases.setdefault(b, []).append(cp.cuda.get_elapsed_time(ea, eb))
+                phases.setdefault("total", []).append(
+                    cp.cuda.get_elapsed_time(prof[0][1], prof[-1][1]))
+            cells = " ".join(f"{k}={statistics.median(x):.3f}" for k, x in phases.items())
+            print(f"{name:8s} {vs:28s} host_wall={statistics.median(walls):.3f} {cells}",
+                  flush=True)
+        del g
+        cp.get_default_memory_pool().free_all_blocks()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
