@@ -56,10 +56,11 @@ class Sampling(_StrEnum):
     KOUT_RANDOM = "koutr"  #: k-out with k neighbours drawn uniformly at random
     HB = "hb"  #: hook-based: hook to the first neighbour, then union N edges of each root
     BFS = "bfs"  #: direction-optimising BFS from a sampled high-degree vertex
+    STAGES = "stages"  #: Cong & Muzio's Stages: permuted edge groups of k*n edges (meta algorithm)
 
 
 class Finish(_StrEnum):
-    """Finish (linking) rule; every union links the larger root id under the smaller."""
+    """Finish rule. Union-find rules link the larger root id under the smaller."""
 
     ASYNC = "async"  #: Union-Async: CAS on the labels array (randomised linking by index)
     EARLY = "early"  #: Union-Early: walk both paths together, stop at a common node
@@ -67,6 +68,22 @@ class Finish(_StrEnum):
     REM_CAS = "rem_cas"  #: Rem's algorithm with lock-free CAS splicing
     REM_LOCK = "rem_lock"  #: Rem's algorithm with per-vertex spin locks
     JTB = "jtb"  #: Jayanti-Tarjan-Boix-Adsera: randomised linking by rank, 64-bit CAS
+    SV = "sv"  #: Shiloach-Vishkin, root-based: atomic-min hooking + full compression
+    LT = "lt"  #: Liu-Tarjan; the rule combination is the third field (e.g. "prfa")
+    STERGIOU = "stergiou"  #: Stergiou et al.: min-label rounds over two label arrays
+    LP = "lp"  #: label propagation (min label, data-driven frontier)
+    ECL = "ecl"  #: ECL-CC: first-smaller-neighbour init, intermediate pointer jumping
+    ECL_AF = "ecl_af"  #: ECL_af: atomic-free synchronous ECL-CC
+    AFFOREST = "afforest"  #: G_Afforest: Afforest's link + compress finish
+    SOMAN = "soman"  #: Soman et al. GPU-CC: COO hooking with alternating orientation
+    GRAFT = "graft"  #: Cong & Muzio CC: graft larger under smaller, shortcut to stars
+    GRAFT_UPDT = "graft_updt"  #: Cong & Muzio CC-updt: graft, shortcut, update edges
+    BFS_CC = "bfs_cc"  #: one direction-optimising BFS per component
+
+
+#: The CAS union-find rules (root-based; the GPU driver ``_gpu/components.py``).
+UNION_FIND = frozenset({Finish.ASYNC, Finish.EARLY, Finish.HOOKS, Finish.REM_CAS,
+                        Finish.REM_LOCK, Finish.JTB})
 
 
 class Compress(_StrEnum):
@@ -86,27 +103,77 @@ class Layout(_StrEnum):
     COO = "coo"  #: edge-parallel over the edge list
 
 
-#: Legal compression rules of each finish rule (ConnectIt proves these correct).
-COMPRESS_RULES: dict[Finish, tuple[Compress, ...]] = {
+#: Legal values of the third field of each finish rule. For union-find rules it is
+#: the find / compression rule (ConnectIt proves these correct); for the other
+#: families it names the family's own rule or rule combination.
+COMPRESS_RULES: dict[Finish, tuple[str, ...]] = {
     Finish.ASYNC: (Compress.NAIVE, Compress.SPLIT, Compress.HALVE, Compress.COMPRESS),
     Finish.EARLY: (Compress.NAIVE, Compress.SPLIT, Compress.HALVE, Compress.COMPRESS),
     Finish.HOOKS: (Compress.NAIVE, Compress.SPLIT, Compress.HALVE, Compress.COMPRESS),
     Finish.REM_CAS: (Compress.SPLIT, Compress.HALVE, Compress.SPLICE),
     Finish.REM_LOCK: (Compress.SPLIT, Compress.HALVE, Compress.SPLICE),
     Finish.JTB: (Compress.NAIVE, Compress.SPLIT),
+    Finish.SV: ("compress",),
+    # Liu-Tarjan: (c)onnect / (p)arent-connect / (e)xtended-connect, (u)pdate /
+    # (r)oot-update, (s)hortcut / (f)ull-shortcut, optional (a)lter. Connect with
+    # root-update needs alter: a non-root endpoint would never pass its candidate on.
+    Finish.LT: tuple(c + u + sc + a for c in "cpe" for u in "ur" for sc in "sf" for a in ("a", "")
+                     if not (c == "c" and u == "r" and a == "")),
+    Finish.STERGIOU: ("min",),
+    Finish.LP: ("min",),
+    Finish.ECL: ("jump",),
+    Finish.ECL_AF: ("jump",),
+    Finish.AFFOREST: ("compress",),
+    Finish.SOMAN: ("jump",),
+    Finish.GRAFT: ("shortcut",),
+    Finish.GRAFT_UPDT: ("shortcut",),
+    Finish.BFS_CC: ("diropt",),
 }
 
-#: Default parameter of each sampler: k for k-out, N for hook-based.
+#: Layouts each finish supports (edge-list algorithms are COO only, ECL-CC CSR only).
+LAYOUTS: dict[Finish, tuple[Layout, ...]] = {
+    **{f: (Layout.CSR, Layout.COO) for f in UNION_FIND},
+    Finish.SV: (Layout.CSR, Layout.COO),
+    Finish.LT: (Layout.COO,),
+    Finish.STERGIOU: (Layout.COO,),
+    Finish.LP: (Layout.CSR,),
+    Finish.ECL: (Layout.CSR,),
+    Finish.ECL_AF: (Layout.CSR,),
+    Finish.AFFOREST: (Layout.CSR,),
+    Finish.SOMAN: (Layout.COO,),
+    Finish.GRAFT: (Layout.COO,),
+    Finish.GRAFT_UPDT: (Layout.COO,),
+    Finish.BFS_CC: (Layout.CSR,),
+}
+
+#: The GConn samplers; each combines with every finish that has no fixed schedule
+#: of its own in the papers (GConn's G_ECL-CC and G_Afforest included).
+GCONN_SAMPLERS = (Sampling.NONE, Sampling.KOUT, Sampling.KOUT_RANDOM, Sampling.HB, Sampling.BFS)
+SAMPLERS: dict[Finish, tuple[Sampling, ...]] = {f: GCONN_SAMPLERS for f in Finish}
+# Stages is Cong & Muzio's meta algorithm: it wraps their CC / CC-updt, SV, and the
+# root-based union-find rules, one permuted edge group at a time.
+for _f in (Finish.SV, Finish.ASYNC, Finish.REM_CAS):
+    SAMPLERS[_f] = SAMPLERS[_f] + (Sampling.STAGES,)
+for _f in (Finish.GRAFT, Finish.GRAFT_UPDT):
+    SAMPLERS[_f] = (Sampling.NONE, Sampling.STAGES)
+for _f in (Finish.SOMAN, Finish.ECL_AF, Finish.BFS_CC):
+    SAMPLERS[_f] = (Sampling.NONE,)
+
+#: Default parameter of each sampler: k for k-out, N for hook-based, q for Stages.
 DEFAULT_K: dict[Sampling, int | None] = {
     Sampling.NONE: None,
     Sampling.KOUT: 2,
     Sampling.KOUT_RANDOM: 2,
     Sampling.HB: 4,
     Sampling.BFS: None,
+    Sampling.STAGES: 1,
 }
 
-#: What the CPU engine implements (numba has no CAS on the CPU, so its unions
-#: are sequential; Rem's splicing is the serial algorithm Cong & Muzio rank).
+#: Finish rules and samplers the GPU engine implements (families register as they land).
+GPU_FINISHES: set[Finish] = set(UNION_FIND)
+GPU_SAMPLINGS: set[Sampling] = set(GCONN_SAMPLERS)
+#: The CPU engine: numba has no CAS on the CPU, so its unions run on one thread;
+#: Rem's splicing is the serial algorithm Cong & Muzio rank.
 CPU_SUPPORT: dict[str, tuple] = {
     "sampling": (Sampling.NONE, Sampling.KOUT),
     "finish": (Finish.ASYNC, Finish.REM_CAS),
@@ -129,6 +196,13 @@ def _coerce(enum_cls: type[_StrEnum], value: object, axis: str) -> _StrEnum:
         ) from None
 
 
+def _check(value: object, legal: tuple, axis: str, finish: Finish) -> None:
+    if value not in legal:
+        raise InvalidVariantError(
+            f"{axis}={str(value)!r} is not valid with finish={finish.value!r}; legal choices: "
+            + ", ".join(repr(str(x)) for x in legal) + ".")
+
+
 @dataclass(frozen=True, order=True)
 class Variant:
     """One point of the design space.
@@ -137,9 +211,12 @@ class Variant:
     ----------
     sampling, finish, compress, layout : str or enum
         The four axes (see :class:`Sampling`, :class:`Finish`, :class:`Compress`,
-        :class:`Layout`).
+        :class:`Layout`). For union-find finishes ``compress`` is a
+        :class:`Compress` rule; for the other families it names the family's rule
+        (see :data:`COMPRESS_RULES`).
     k : int, optional
-        k for k-out sampling (default 2), N for hook-based sampling (default 4).
+        k for k-out sampling (default 2), N for hook-based sampling (default 4),
+        q for Stages (groups of q*n edges, default 1).
 
     Examples
     --------
@@ -157,34 +234,37 @@ class Variant:
 
     sampling: Sampling = Sampling.KOUT
     finish: Finish = Finish.ASYNC
-    compress: Compress = Compress.HALVE
+    compress: str = Compress.HALVE
     layout: Layout = Layout.CSR
     k: int | None = field(default=None, compare=True)
 
     def __post_init__(self) -> None:
         s = _coerce(Sampling, self.sampling, "sampling")
         f = _coerce(Finish, self.finish, "finish")
-        c = _coerce(Compress, self.compress, "compress")
         lay = _coerce(Layout, self.layout, "layout")
-        legal = COMPRESS_RULES[f]
-        if c not in legal:
-            raise InvalidVariantError(
-                f"compress={c.value!r} is not valid with finish={f.value!r}; legal choices: "
-                + ", ".join(repr(x.value) for x in legal) + "."
-            )
+        c = self.compress.value if isinstance(self.compress, enum.Enum) else str(self.compress)
+        _check(c, COMPRESS_RULES[f], "compress", f)
+        _check(lay, LAYOUTS[f], "layout", f)
+        _check(s, SAMPLERS[f], "sampling", f)
         k = self.k if self.k is not None else DEFAULT_K[s]
         if DEFAULT_K[s] is None and self.k is not None:
             raise InvalidVariantError(f"k={self.k} given but sampling={s.value!r} takes no k; "
-                                      "only 'kout', 'koutr' and 'hb' do.")
+                                      "only 'kout', 'koutr', 'hb' and 'stages' do.")
         if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
             raise InvalidVariantError(f"k={k!r} must be a positive int.")
+        c = Compress(c) if f in UNION_FIND else c
         for name, val in (("sampling", s), ("finish", f), ("compress", c), ("layout", lay),
                           ("k", k)):
             object.__setattr__(self, name, val)
 
     def __str__(self) -> str:
         k = "" if self.k == DEFAULT_K[self.sampling] else str(self.k)
-        return f"{self.sampling.value}{k}-{self.finish.value}-{self.compress.value}-{self.layout.value}"
+        return f"{self.sampling.value}{k}-{self.finish.value}-{self.compress}-{self.layout.value}"
+
+    @property
+    def family(self) -> str:
+        """``"unionfind"`` for the CAS union-find rules, else ``"minbased"``."""
+        return "unionfind" if self.finish in UNION_FIND else "minbased"
 
     @classmethod
     def parse(cls, text: str) -> Variant:
@@ -206,7 +286,7 @@ class Variant:
     def supported_on(self, device: str) -> bool:
         """Whether the engine of ``device`` ("cpu" or "gpu") implements this variant."""
         if device == "gpu":
-            return True
+            return self.finish in GPU_FINISHES and self.sampling in GPU_SAMPLINGS
         return (self.sampling in CPU_SUPPORT["sampling"] and self.finish in CPU_SUPPORT["finish"]
                 and self.layout in CPU_SUPPORT["layout"])
 
@@ -225,8 +305,8 @@ def all_variants(device: str = "gpu") -> list[Variant]:
     if device not in ("cpu", "gpu"):
         raise InvalidVariantError(f"device={device!r} is not valid; use 'cpu' or 'gpu'.")
     out = []
-    for s, f, lay in itertools.product(Sampling, Finish, Layout):
-        for c in COMPRESS_RULES[f]:
+    for f in Finish:
+        for s, lay, c in itertools.product(SAMPLERS[f], LAYOUTS[f], COMPRESS_RULES[f]):
             v = Variant(s, f, c, lay)
             if v.supported_on(device):
                 out.append(v)

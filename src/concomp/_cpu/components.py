@@ -80,6 +80,10 @@ def _most_frequent_root(p: np.ndarray, seed: int = 0) -> int:
 
 def component_roots(graph: Graph, variant: Variant) -> np.ndarray:
     """Minimum vertex id of each vertex's component, computed as ``variant`` says."""
+    if variant.family != "unionfind":
+        from .families import component_roots as family_roots
+
+        return family_roots(graph, variant)
     n = graph.num_nodes
     p = np.arange(n, dtype=graph.index_dtype)
     mode = MODE_OF[variant.compress.value]

@@ -172,7 +172,12 @@ def run_variant(g: Graph, variant: Variant, record: bool = False, index_dtype=No
     ``index_dtype`` forces int64 kernels on a small graph (tests use it); by
     default the graph's own index type (int32 unless n or 2m needs int64).
     ``profile``, a list, receives ``(phase, cupy Event)`` pairs (benchmarks use it).
+    The min-based families and Stages have their own driver (``_gpu/families.py``).
     """
+    if variant.family != "unionfind" or variant.sampling == Sampling.STAGES:
+        from .families import run_family
+
+        return run_family(g, variant, record=record, index_dtype=index_dtype)
     n = g.num_nodes
     need = (n * 40 + g.num_edges * 24) if n else 0
     with out_of_memory_guard(f"connected components of {g!r}", need):

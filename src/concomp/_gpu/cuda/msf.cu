@@ -1,0 +1,190 @@
+// Minimum spanning forest kernels: filter-Borůvka and Wang et al.'s GPU Prim.
+//
+// The driver sorts the edges once by the tie key (weight, min(u,v), max(u,v), edge id)
+// and renumbers them by position in that order. An edge's rank is then a complete,
+// unique key (smaller rank = lighter edge), so "lightest edge" is an integer atomicMin
+// and the tie rule holds exactly for any weight type, float64 included.
+//
+// IdT is int or long long: vertex ids, ranks and CSR offsets share one type.
+// NVRTC has no standard headers: only builtins are used here.
+
+template <typename IdT> struct IdLimits;
+template <> struct IdLimits<int> { static constexpr int none = 0x7fffffff; };
+template <> struct IdLimits<long long> { static constexpr long long none = 0x7fffffffffffffffLL; };
+
+#define MSF_GRID_STRIDE(i, n)                                                               \
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
+         i += (long long)blockDim.x * gridDim.x)
+
+// ------------------------------------------------------------------------------ Borůvka
+// One round: every live edge offers its rank to both endpoint components. Edges whose
+// endpoints already share a component are flagged dead so the driver can drop them.
+// With `listed`, active[0..count) are the ranks still in play; otherwise the ranks are
+// the contiguous range first..first+count.
+template <typename IdT>
+__global__ void boruvka_min_edge(const IdT* __restrict__ eu, const IdT* __restrict__ ev,
+                                 const IdT* __restrict__ active, int listed, long long count,
+                                 long long first,
+                                 const IdT* __restrict__ comp, IdT* best,
+                                 unsigned char* __restrict__ alive) {
+    MSF_GRID_STRIDE(i, count) {
+        IdT r = listed ? active[i] : (IdT)(first + i);
+        IdT a = comp[eu[r]], b = comp[ev[r]];
+        alive[i] = a != b;
+        if (a == b) continue;
+        // a plain read first: most offers lose, and a failed read is cheaper than an atomic
+        if (r < best[a]) atomicMin(&best[a], r);
+        if (r < best[b]) atomicMin(&best[b], r);
+    }
+}
+
+// Each root links to the root across its lightest edge. The strict order leaves only
+// 2-cycles (two roots choosing the same edge); there the smaller root links and the
+// larger one stays a root, so the links form a forest and each edge is recorded once.
+template <typename IdT>
+__global__ void boruvka_hook(const IdT* __restrict__ eu, const IdT* __restrict__ ev,
+                             const IdT* __restrict__ comp, const IdT* __restrict__ best,
+                             IdT* parent, unsigned char* __restrict__ in_forest, IdT n,
+                             int* hooked) {
+    MSF_GRID_STRIDE(v, n) {
+        IdT r = best[v];
+        if (r == IdLimits<IdT>::none) continue;  // not a root, or no edge leaves it
+        IdT a = (IdT)v, cu = comp[eu[r]];
+        IdT other = cu == a ? comp[ev[r]] : cu;
+        if (best[other] == r && other < a) continue;
+        parent[a] = other;
+        in_forest[r] = 1;
+        *hooked = 1;
+    }
+}
+
+// Flatten the link forest into `comp` (every vertex -> its root) and clear `best`.
+// Concurrent path halving only ever replaces a parent by one of its ancestors, so the
+// unsynchronised stores are safe.
+template <typename IdT>
+__global__ void boruvka_compress(IdT* parent, IdT* __restrict__ comp, IdT* __restrict__ best,
+                                 IdT n) {
+    MSF_GRID_STRIDE(v, n) {
+        IdT x = (IdT)v, p = parent[x];
+        while (p != x) {
+            IdT gp = parent[p];
+            if (gp != p) parent[x] = gp;
+            x = p;
+            p = gp;
+        }
+        comp[v] = x;
+        best[v] = IdLimits<IdT>::none;
+    }
+}
+
+// ------------------------------------------------------------------------------ Prim
+// Wang et al. (2011): the candidate edge list is R1 (tree endpoint), R2 (vertex) and R3
+// (weight) over positions 0..n-1; positions < k are in the forest, the rest are
+// candidates. Here R3 holds the rank of the lightest edge from the tree to R2[p] (ranks
+// are exact weights), and R1 follows from that rank at the end, which keeps the update
+// a single atomicMin instead of a racy two-array write. state = {k, C}: the number of
+// finished positions and the vertex added last (C < 0: nothing left to do).
+template <typename IdT>
+struct alignas(2 * sizeof(IdT)) PackedEdge {  // the paper's packed (vertex, weight) entry
+    IdT v, rank;
+};
+
+template <typename IdT>
+__device__ __forceinline__ void min_pair(IdT& val, IdT& idx, IdT v2, IdT i2) {
+    if (v2 < val || (v2 == val && i2 < idx)) {
+        val = v2;
+        idx = i2;
+    }
+}
+
+// Shared-memory tree reduction of (value, index) pairs, unrolled for a fixed BLOCK.
+template <typename IdT, int BLOCK>
+__device__ __forceinline__ void block_min(IdT* sval, IdT* sidx, IdT val, IdT idx) {
+    unsigned t = threadIdx.x;
+    sval[t] = val;
+    sidx[t] = idx;
+    __syncthreads();
+#pragma unroll
+    for (int s = BLOCK / 2; s > 0; s >>= 1) {
+        if (t < (unsigned)s) min_pair(sval[t], sidx[t], sval[t + s], sidx[t + s]);
+        __syncthreads();
+    }
+}
+
+// GMR kernel 1: every block reduces its grid-stride share of R3[k..n) to one
+// (value, position) pair in T1/T2. Any length works, not only powers of two.
+template <typename IdT, int BLOCK>
+__global__ void prim_min_partial(const IdT* __restrict__ R3, const IdT* __restrict__ state,
+                                 IdT n, IdT* __restrict__ T1, IdT* __restrict__ T2) {
+    __shared__ IdT sval[BLOCK];
+    __shared__ IdT sidx[BLOCK];
+    IdT val = IdLimits<IdT>::none, idx = IdLimits<IdT>::none;
+    for (long long p = state[0] + (long long)blockIdx.x * BLOCK + threadIdx.x; p < n;
+         p += (long long)gridDim.x * BLOCK)
+        min_pair(val, idx, R3[p], (IdT)p);
+    block_min<IdT, BLOCK>(sval, sidx, val, idx);
+    if (threadIdx.x == 0) {
+        T1[blockIdx.x] = sval[0];
+        T2[blockIdx.x] = sidx[0];
+    }
+}
+
+// GMR kernel 2 plus "add the new MST edge": one block reduces the partial results,
+// then thread 0 swaps the winner to position k, records its rank and publishes C.
+// With no candidate edge left (value none) the winner starts a new tree.
+template <typename IdT, int BLOCK>
+__global__ void prim_min_final(IdT* __restrict__ R2, IdT* __restrict__ R3, IdT* __restrict__ pos,
+                               IdT* state, const IdT* __restrict__ T1,
+                               const IdT* __restrict__ T2, int partials, IdT n,
+                               IdT* __restrict__ tree_rank) {
+    __shared__ IdT sval[BLOCK];
+    __shared__ IdT sidx[BLOCK];
+    IdT val = IdLimits<IdT>::none, idx = IdLimits<IdT>::none;
+    for (int b = threadIdx.x; b < partials; b += BLOCK) min_pair(val, idx, T1[b], T2[b]);
+    block_min<IdT, BLOCK>(sval, sidx, val, idx);
+    if (threadIdx.x != 0) return;
+    IdT k = state[0];
+    if (k >= n) {
+        state[1] = -1;
+        return;
+    }
+    IdT p = sidx[0], vk = R2[k], vp = R2[p], rp = R3[p];
+    R2[k] = vp;
+    R2[p] = vk;
+    R3[p] = R3[k];
+    R3[k] = rp;
+    pos[vp] = k;
+    pos[vk] = p;
+    tree_rank[k] = rp;
+    state[0] = k + 1;
+    state[1] = vp;
+}
+
+// Compare-and-update: the neighbours of C that are still candidates may now be
+// reached more cheaply. One thread per adjacency entry of C (the paper's "C -> n"
+// direction: consecutive threads read consecutive packed entries).
+template <typename IdT>
+__global__ void prim_update(const IdT* __restrict__ indptr,
+                            const PackedEdge<IdT>* __restrict__ adj, IdT* R3,
+                            const IdT* __restrict__ pos, const IdT* __restrict__ state) {
+    IdT k = state[0], c = state[1];
+    if (c < 0) return;
+    for (long long j = indptr[c] + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+         j < indptr[c + 1]; j += (long long)blockDim.x * gridDim.x) {
+        PackedEdge<IdT> e = adj[j];
+        IdT p = pos[e.v];
+        if (p >= k && e.rank < R3[p]) atomicMin(&R3[p], e.rank);
+    }
+}
+
+// R1 of the candidate list: the tree-side endpoint of each position's edge (-1 for the
+// first vertex of each tree).
+template <typename IdT>
+__global__ void prim_outgoing(const IdT* __restrict__ R2, const IdT* __restrict__ tree_rank,
+                              const IdT* __restrict__ eu, const IdT* __restrict__ ev,
+                              IdT* __restrict__ R1, IdT n) {
+    MSF_GRID_STRIDE(p, n) {
+        IdT r = tree_rank[p];
+        R1[p] = r == IdLimits<IdT>::none ? (IdT)-1 : (eu[r] == R2[p] ? ev[r] : eu[r]);
+    }
+}
