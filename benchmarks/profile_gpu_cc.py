@@ -24,12 +24,21 @@ def main(argv=None) -> int:
     ap.add_argument("--graphs", default="rmat22,gridp4k")
     ap.add_argument("--variants", default="kout-async-halve-csr,kout-rem_cas-splice-csr")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--knobs", default="",
+                    help="';'-separated configs of driver constants, e.g. 'KOUT_HOOK_FIRST=0'")
     args = ap.parse_args(argv)
     import cupy as cp
 
+    from concomp._gpu import components as drv
+
+    configs = [c for c in args.knobs.split(";") if c] or [""]
+
     for name in args.graphs.split(","):
         g = gpu_suite.make(name)
-        for vs in args.variants.split(","):
+        for cfg, vs in [(c, v) for c in configs for v in args.variants.split(",")]:
+            for item in filter(None, cfg.split(",")):
+                key, val = item.split("=")
+                setattr(drv, key, type(getattr(drv, key))(int(val)))
             v = Variant.parse(vs)
             run_variant(g, v)
             phases: dict[str, list[float]] = {}
@@ -46,7 +55,7 @@ def main(argv=None) -> int:
                 phases.setdefault("total", []).append(
                     cp.cuda.get_elapsed_time(prof[0][1], prof[-1][1]))
             cells = " ".join(f"{k}={statistics.median(x):.3f}" for k, x in phases.items())
-            print(f"{name:8s} {vs:28s} host_wall={statistics.median(walls):.3f} {cells}",
+            print(f"{name:8s} {vs:28s} [{cfg}] host_wall={statistics.median(walls):.3f} {cells}",
                   flush=True)
         del g
         cp.get_default_memory_pool().free_all_blocks()

@@ -100,3 +100,26 @@ def test_gpu_auto_device_for_host_input_and_output_device():
     count, labels = concomp.connected_components((s, d), num_nodes=n, device="gpu")
     assert isinstance(labels, np.ndarray)
     assert count == _reference(s, d, n)[0]
+
+
+@pytest.mark.parametrize("alg", ["kout-rem_cas-splice-csr", "none-jtb-split-coo",
+                                 "hb-hooks-compress-csr"])
+def test_repeat_calls_replay_the_cached_plan(alg):
+    import cupy as cp
+
+    from concomp._gpu.components import run_variant
+    from concomp.variants import Variant
+
+    s, d, n = GRAPHS["critical"]
+    g = concomp.Graph.from_edges(s, d, n).to("gpu")
+    ref = _reference(s, d, n)
+    results = [run_variant(g, Variant.parse(alg))[0] for _ in range(3)]
+    assert g._device_cache.get("cc_plan") is not None
+    for roots in results:
+        count, labels = concomp.components.canonical_labels(roots)
+        assert count == ref[0]
+        np.testing.assert_array_equal(cp.asnumpy(labels), ref[1])
+    # a replayed result is a fresh array: the next replay must not overwrite it
+    assert results[1].data.ptr != results[2].data.ptr
+    g.clear_device_cache()
+    assert not g._device_cache

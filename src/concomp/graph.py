@@ -70,6 +70,7 @@ class Graph:
         "_coo_to_csr",
         "_ucsr",
         "_num_edges",
+        "_device_cache",
     )
 
     def __init__(
@@ -92,6 +93,7 @@ class Graph:
         self._indptr, self._indices = indptr, indices
         self._coo_to_csr = None
         self._ucsr = None
+        self._device_cache: dict = {}
         if src is not None:
             self._num_edges = int(src.shape[0])
         elif indices is not None:
@@ -206,6 +208,10 @@ class Graph:
             else:
                 self._ucsr = _symmetrise(self)
         return self._ucsr
+
+    def clear_device_cache(self) -> None:
+        """Release device work buffers cached on this graph (e.g. captured CUDA graphs)."""
+        self._device_cache.clear()
 
     def edge_weights(self) -> Any:
         """Weights in edge-id order (``None`` if unweighted)."""

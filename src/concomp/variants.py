@@ -115,10 +115,13 @@ COMPRESS_RULES: dict[Finish, tuple[str, ...]] = {
     Finish.JTB: (Compress.NAIVE, Compress.SPLIT),
     Finish.SV: ("compress",),
     # Liu-Tarjan: (c)onnect / (p)arent-connect / (e)xtended-connect, (u)pdate /
-    # (r)oot-update, (s)hortcut / (f)ull-shortcut, optional (a)lter. Connect with
-    # root-update needs alter: a non-root endpoint would never pass its candidate on.
+    # (r)oot-update, (s)hortcut / (f)ull-shortcut, optional (a)lter. Connect (which
+    # sends min(u, v) to max(u, v) by vertex id, never by label) needs alter with
+    # either update: without it a vertex only ever hears from its own neighbours,
+    # so labels stop at local minima (path 0-2-1: vertex 1 keeps label 1). The
+    # other 20 combinations converge (checked against SciPy, sampled or not).
     Finish.LT: tuple(c + u + sc + a for c in "cpe" for u in "ur" for sc in "sf" for a in ("a", "")
-                     if not (c == "c" and u == "r" and a == "")),
+                     if not (c == "c" and a == "")),
     Finish.STERGIOU: ("min",),
     Finish.LP: ("min",),
     Finish.ECL: ("jump",),
@@ -169,14 +172,17 @@ DEFAULT_K: dict[Sampling, int | None] = {
     Sampling.STAGES: 1,
 }
 
-#: Finish rules and samplers the GPU engine implements (families register as they land).
-GPU_FINISHES: set[Finish] = set(UNION_FIND)
-GPU_SAMPLINGS: set[Sampling] = set(GCONN_SAMPLERS)
-#: The CPU engine: numba has no CAS on the CPU, so its unions run on one thread;
-#: Rem's splicing is the serial algorithm Cong & Muzio rank.
+#: Finish rules and samplers the GPU engine implements: all of them. Union-find
+#: rules run in ``_gpu/components.py``; the other families and Stages in
+#: ``_gpu/families*.py``.
+GPU_FINISHES: set[Finish] = set(Finish)
+GPU_SAMPLINGS: set[Sampling] = set(Sampling)
+#: The CPU engine. Its union-find rules run on one thread; ECL-CC runs in parallel
+#: with a compare-and-swap intrinsic (``_cpu/atomics.py``) when numba has more than
+#: one thread, serially otherwise, and ECL_af in parallel without atomics.
 CPU_SUPPORT: dict[str, tuple] = {
     "sampling": (Sampling.NONE, Sampling.KOUT),
-    "finish": (Finish.ASYNC, Finish.REM_CAS),
+    "finish": (Finish.ASYNC, Finish.REM_CAS, Finish.ECL, Finish.ECL_AF),
     "layout": (Layout.COO, Layout.CSR),
 }
 
@@ -319,6 +325,22 @@ PRESETS: dict[str, Variant] = {
     "union-find": Variant(Sampling.NONE, Finish.ASYNC, Compress.HALVE, Layout.COO),
     "rem": Variant(Sampling.NONE, Finish.REM_CAS, Compress.SPLICE, Layout.COO),
     "gconn": Variant(Sampling.KOUT, Finish.ASYNC, Compress.SPLIT, Layout.CSR),
+    # Soman et al.'s GPU-CC; Cong & Muzio's CC, CC-updt and Stages (q = 1, over CC)
+    "soman": Variant(Sampling.NONE, Finish.SOMAN, "jump", Layout.COO),
+    "cc": Variant(Sampling.NONE, Finish.GRAFT, "shortcut", Layout.COO),
+    "graft": Variant(Sampling.NONE, Finish.GRAFT, "shortcut", Layout.COO),
+    "cc-updt": Variant(Sampling.NONE, Finish.GRAFT_UPDT, "shortcut", Layout.COO),
+    "stages": Variant(Sampling.STAGES, Finish.GRAFT, "shortcut", Layout.COO),
+    # ECL-CC and its atomic-free version (Jaiganesh & Burtscher)
+    "ecl": Variant(Sampling.NONE, Finish.ECL, "jump", Layout.CSR),
+    "ecl_af": Variant(Sampling.NONE, Finish.ECL_AF, "jump", Layout.CSR),
+    # GConn's other min-based finishes, without sampling
+    "sv": Variant(Sampling.NONE, Finish.SV, "compress", Layout.COO),
+    "lt": Variant(Sampling.NONE, Finish.LT, "prf", Layout.COO),
+    "stergiou": Variant(Sampling.NONE, Finish.STERGIOU, "min", Layout.COO),
+    "lp": Variant(Sampling.NONE, Finish.LP, "min", Layout.CSR),
+    "bfs-cc": Variant(Sampling.NONE, Finish.BFS_CC, "diropt", Layout.CSR),
+    "g-afforest": Variant(Sampling.KOUT, Finish.AFFOREST, "compress", Layout.CSR),
 }
 
 

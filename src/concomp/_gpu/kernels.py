@@ -6,11 +6,12 @@ Adding a rule touches one enum value (``variants.py``), one struct
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
 
-from ..variants import COMPRESS_RULES, Compress, Finish, Variant
+from ..variants import COMPRESS_RULES, UNION_FIND, Compress, Finish, Variant
 from ._compile import get_kernel
 
 FIND_CPP = {
@@ -55,7 +56,7 @@ def cc_names(unite: str, jtb: bool, itype: str, record: bool) -> dict[str, str]:
     """Name expressions of every cc.cu kernel one union rule needs."""
     r, j = _b(record), _b(jtb)
     return {
-        "init": f"init_parents<{itype}>",
+        "init": f"init_state<{itype}>",
         "kout": f"kout_first<{itype}, {unite}, {r}>",
         "koutr": f"kout_random<{itype}, {unite}, {r}>",
         "hb_hook": f"hb_hook<{itype}, {j}, {r}>",
@@ -99,8 +100,15 @@ class CCKernels:
 def all_cc_instantiations() -> list[str]:
     """Every cc.cu name expression any variant can request (for the compile test)."""
     names: set[str] = set()
-    for finish, itype, record in itertools.product(Finish, ("int", "long long"), (False, True)):
+    for finish, itype, record in itertools.product(sorted(UNION_FIND), ("int", "long long"),
+                                                   (False, True)):
         for compress in COMPRESS_RULES[finish]:
             names.update(cc_names(unite_cpp(finish, compress), finish == Finish.JTB, itype,
                                   record).values())
     return sorted(names)
+
+
+@functools.lru_cache(maxsize=None)
+def cc_kernels(finish: Finish, compress: str, dtype: str, record: bool) -> CCKernels:
+    """Memoized :class:`CCKernels` (their function handles are reused across runs)."""
+    return CCKernels(Variant(finish=finish, compress=compress), np.dtype(dtype), record)

@@ -26,26 +26,35 @@ __device__ __forceinline__ void record(I* hook_edge, I linked, I eid) {
     if (linked >= 0) hook_edge[linked] = eid;
 }
 
+// One pass that resets every per-run array (fewer launches than separate fills).
 template <typename I>
-__global__ void init_parents(I* p, u64* packed, I n, int use_packed) {
+__global__ void init_state(I* p, int* aux, u64* packed, I* hook_edge, I* scratch, I n,
+                           int use_aux, int use_packed, int record) {
     GRID_STRIDE(v, n) {
         p[v] = (I)v;
+        if (use_aux) aux[v] = 0;
         if (use_packed) packed[v] = (u64)v;
+        if (record) hook_edge[v] = (I)-1;
+        if (v < 4) scratch[v] = 0;
     }
 }
 
 // ------------------------------------------------------------------ sampling
 // k-out with CSR coalescing: adjacent threads take the first k edges of one vertex.
+// With hooked != 0 the first edge of each vertex was already hooked by hb_hook when
+// its neighbour is smaller, so only the other first edges need a CAS union.
 template <typename I, class U, bool RECORD>
 __global__ void kout_first(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
-                           const I* __restrict__ eids, I* hook_edge, I n, int k) {
+                           const I* __restrict__ eids, I* hook_edge, I n, int k, int hooked) {
     UF_STATE;
     GRID_STRIDE(t, (long long)n * k) {
         I v = (I)(t / k);
         int r = (int)(t - (long long)v * k);
         I j = indptr[v] + r;
         if (j < indptr[v + 1]) {
-            I linked = U::unite(s, v, indices[j]);
+            I w = indices[j];
+            if (hooked && r == 0 && w < v) continue;
+            I linked = U::unite(s, v, w);
             if (RECORD) record(hook_edge, linked, eids[j]);
         }
     }
@@ -143,17 +152,33 @@ __device__ __forceinline__ I parent_of(const UFState<I>& s, I v) {
     return JTB ? (I)(ld(s.packed + v) & JTB_MASK) : ld(s.p + v);
 }
 
+// Plain (L1-cacheable) read, for passes in which no root changes: a stale value
+// is still an ancestor, so walking up from it ends at the same root.
+template <typename I, bool JTB>
+__device__ __forceinline__ I parent_plain(const UFState<I>& s, I v) {
+    return JTB ? (I)(s.packed[v] & JTB_MASK) : s.p[v];
+}
+
+// Representative used by the finish's skip test. With by_find the sampling phase
+// left the forest uncompressed, so walk (halving as we go) instead of one read.
+template <typename I, class U, bool JTB>
+__device__ __forceinline__ I skip_rep(const UFState<I>& s, I v, int by_find) {
+    if (!by_find) return parent_of<I, JTB>(s, v);
+    if (JTB) return U::find(s, v);
+    return FindHalve::find(s.p, v);
+}
+
 // Vertex-parallel CSR finish. Low-degree vertices are done by their own thread;
 // vertices of degree > heavy are queued for the block-level kernel below.
 // Without sampling (use_lmax == 0) each undirected edge is united once (w < v).
 template <typename I, class U, bool JTB, bool RECORD>
 __global__ void finish_csr(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                            const I* __restrict__ eids, I* hook_edge, I n, int k0, const I* lmax,
-                           int use_lmax, I heavy, I* queue, I* queue_len) {
+                           int use_lmax, int by_find, I heavy, I* queue, I* queue_len) {
     UF_STATE;
     I skip = lmax[0];
     GRID_STRIDE(v, n) {
-        if (use_lmax && parent_of<I, JTB>(s, (I)v) == skip) continue;
+        if (use_lmax && skip_rep<I, U, JTB>(s, (I)v, by_find) == skip) continue;
         I b = indptr[v] + k0, e = indptr[v + 1];
         if (e - b > heavy) {
             I slot = atomic_add(queue_len, (I)1);
@@ -191,13 +216,16 @@ __global__ void finish_heavy(UF_PARAMS, const I* __restrict__ indptr, const I* _
 // Edge-parallel COO finish. With sampling, skip edges whose ends both sit in lmax.
 template <typename I, class U, bool JTB, bool RECORD>
 __global__ void finish_coo(UF_PARAMS, const I* __restrict__ src, const I* __restrict__ dst,
-                           I* hook_edge, long long m, const I* lmax, int use_lmax, int one_way) {
+                           I* hook_edge, long long m, const I* lmax, int use_lmax, int by_find,
+                           int one_way) {
     UF_STATE;
     I skip = lmax[0];
     GRID_STRIDE(i, m) {
         I u = src[i], w = dst[i];
         if (one_way && w > u) continue;  // symmetric input lists every edge twice
-        if (use_lmax && parent_of<I, JTB>(s, u) == skip && parent_of<I, JTB>(s, w) == skip) continue;
+        if (use_lmax && skip_rep<I, U, JTB>(s, u, by_find) == skip &&
+            skip_rep<I, U, JTB>(s, w, by_find) == skip)
+            continue;
         I linked = U::unite(s, u, w);
         if (RECORD) record(hook_edge, linked, (I)i);
     }
@@ -209,10 +237,10 @@ template <typename I, bool JTB>
 __global__ void compress_all(UF_PARAMS, I n) {
     UF_STATE;
     GRID_STRIDE(v, n) {
-        I x = (I)v, px = parent_of<I, JTB>(s, x);
+        I x = (I)v, px = parent_plain<I, JTB>(s, x);
         while (px != x) {
             x = px;
-            px = parent_of<I, JTB>(s, x);
+            px = parent_plain<I, JTB>(s, x);
         }
         if (JTB) {
             s.p[v] = x;

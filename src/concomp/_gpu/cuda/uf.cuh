@@ -33,10 +33,24 @@ __device__ __forceinline__ long long atomic_add(long long* a, long long v) {
 __device__ __forceinline__ int atomic_min(int* a, int v) { return atomicMin(a, v); }
 __device__ __forceinline__ long long atomic_min(long long* a, long long v) { return atomicMin(a, v); }
 
-template <typename I>
-__device__ __forceinline__ I ld(const I* addr) {
-    // volatile: another thread may have linked or compressed since our last read
-    return *(const volatile I*)addr;
+// Relaxed loads at GPU scope: another thread may have linked or compressed since
+// our last read, so the value must come from L2 (the point of coherence) and the
+// compiler must not reuse an earlier read. Weaker, and cheaper, than volatile
+// (system scope); the CAS that acts on a value still checks it.
+__device__ __forceinline__ int ld(const int* a) {
+    int v;
+    asm volatile("ld.relaxed.gpu.global.s32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+    return v;
+}
+__device__ __forceinline__ long long ld(const long long* a) {
+    long long v;
+    asm volatile("ld.relaxed.gpu.global.s64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
+    return v;
+}
+__device__ __forceinline__ u64 ld(const u64* a) {
+    u64 v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
+    return v;
 }
 
 // ------------------------------------------------------------------ finds
@@ -117,7 +131,9 @@ struct UniteAsync {
             I ru = F::find(s.p, u), rv = F::find(s.p, v);
             if (ru == rv) return -1;
             if (ru < rv) { I t = ru; ru = rv; rv = t; }
-            if (cas(s.p + ru, ru, rv) == ru) return ru;
+            // re-read before the CAS: under contention a plain load is far cheaper
+            // than a CAS that is bound to fail (many threads race to link one hub)
+            if (ld(s.p + ru) == ru && cas(s.p + ru, ru, rv) == ru) return ru;
             u = ru;
             v = rv;
         }
