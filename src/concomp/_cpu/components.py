@@ -84,6 +84,11 @@ def component_roots(graph: Graph, variant: Variant) -> np.ndarray:
         from .families import component_roots as family_roots
 
         return family_roots(graph, variant)
+    from .families import PARALLEL_REM, rem_cas_roots
+
+    if variant == PARALLEL_REM and nb.get_num_threads() > 1:
+        # Rem with CAS splicing over COO edges in parallel (same roots as the serial run)
+        return rem_cas_roots(graph)
     n = graph.num_nodes
     p = np.arange(n, dtype=graph.index_dtype)
     mode = MODE_OF[variant.compress.value]
