@@ -189,6 +189,8 @@ struct UniteHooks {
 };
 
 // Rem's splicing rules (ConnectIt): what a non-root rx does while walking up.
+// Reads are plain (L1-cacheable): a stale parent is still an ancestor, and a
+// failed CAS is harmless, so only progress matters (see UniteRem).
 struct SpliceAtomic {
     template <typename I>
     static __device__ __forceinline__ I step(I* p, I rx, I prx, I pry) {
@@ -199,19 +201,26 @@ struct SpliceAtomic {
 struct SplitAtomicOne {
     template <typename I>
     static __device__ __forceinline__ I step(I* p, I rx, I prx, I) {
-        cas(p + rx, prx, ld(p + prx));
+        cas(p + rx, prx, p[prx]);
         return prx;
     }
 };
 struct HalveAtomicOne {
     template <typename I>
     static __device__ __forceinline__ I step(I* p, I rx, I prx, I) {
-        I pp = ld(p + prx);
+        I pp = p[prx];
         cas(p + rx, prx, pp);
         return pp;
     }
 };
 
+// Rem's algorithm with plain loads. Correct with stale reads because parents
+// always have smaller ids than their children and ancestry never breaks:
+// - prx == pry (even read at different times) is a common ancestor: same tree;
+// - linking root rx under pry < rx cannot close a cycle (pry is no descendant);
+// Every iteration that does not return makes rx strictly smaller (a move to an
+// ancestor, or to the fresh parent a failed link CAS returns), so it terminates
+// even if a stale cached line keeps claiming that rx is a root.
 template <class S, bool LOCK>
 struct UniteRem {
     template <typename I>
@@ -219,18 +228,19 @@ struct UniteRem {
         return FindNaive::find(s.p, x);
     }
 
+    // Try to hang root rx under `to`; return rx's parent before the attempt.
     template <typename I>
-    static __device__ __forceinline__ bool link(const UFState<I>& s, I rx, I to) {
+    static __device__ __forceinline__ I link(const UFState<I>& s, I rx, I to) {
         if constexpr (!LOCK) {
-            return cas(s.p + rx, rx, to) == rx;
+            return cas(s.p + rx, rx, to);
         } else {
             while (atomicCAS(s.aux + rx, 0, 1) != 0) {}
             __threadfence();
-            bool ok = ld(s.p + rx) == rx;
-            if (ok) s.p[rx] = to;
+            I old = ld(s.p + rx);
+            if (old == rx) s.p[rx] = to;
             __threadfence();
             atomicExch(s.aux + rx, 0);
-            return ok;
+            return old;
         }
     }
 
@@ -239,14 +249,16 @@ struct UniteRem {
         I* p = s.p;
         I rx = x, ry = y;
         while (true) {
-            I prx = ld(p + rx), pry = ld(p + ry);
+            I prx = p[rx], pry = p[ry];
             if (prx == pry) return -1;
             if (prx < pry) {
                 I t = rx; rx = ry; ry = t;
                 t = prx; prx = pry; pry = t;
             }
             if (rx == prx) {
-                if (link(s, rx, pry)) return rx;
+                I old = link(s, rx, pry);
+                if (old == rx) return rx;
+                rx = old;  // linked by someone else meanwhile: go on from its new parent
                 continue;
             }
             rx = S::step(p, rx, prx, pry);
