@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# GPU tests of the union-find engine, then the full design-space sweep with peers.
+# The full design-space sweep with peers on the suite graphs, then the real graphs
+# (carried in .carry/real). Writes sweep.csv and summary.json under $OUT/gpu_cc.
 export PYTHONPATH=src PYTHONUNBUFFERED=1
-timeout 200 python3 -m pytest tests/test_gpu_engine.py -q -p no:cacheprovider 2>&1 | tail -4
-timeout 380 python3 benchmarks/bench_gpu_cc.py --out $OUT/gpu_cc --variants ${VARIANTS:-all} --reps 5 --skip-slow-bfs 2>&1 | tail -25
+nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv,noheader
+timeout 560 python3 benchmarks/bench_gpu_cc.py --out $OUT/gpu_cc --variants ${VARIANTS:-all} \
+  --reps 5 --skip-slow-bfs --real ${REAL:-.carry/real} 2>&1 | grep -v "^ERROR" | tail -45

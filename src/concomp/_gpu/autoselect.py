@@ -1,9 +1,11 @@
 """``algorithm="auto"`` on the GPU: a variant from cheap graph statistics.
 
-Findings behind the rules (GConn section 4, re-measured on the H100 by
-``benchmarks/``): k-out sampling with Union-Async or Rem-CAS is the best
-all-rounder; on very low-degree, road-like graphs sampling inspects most edges
-anyway, so the finish alone over the CSR is as fast.
+Findings behind the rules (GConn section 4, re-measured on Hopper GPUs by
+``benchmarks/bench_gpu_cc.py``, results in ``benchmarks/results/``): Rem-CAS with
+splicing is the fastest finish on every suite graph; with it, hook-based sampling
+wins on skewed and random graphs (rmat22, er22, cong22), while on low-degree,
+high-diameter graphs (gridp4k, road networks) sampling inspects most edges anyway
+and the finish alone over the CSR is fastest (as GConn's Fig. 5 reports).
 """
 
 from __future__ import annotations
@@ -12,12 +14,12 @@ from ..graph import Graph
 from ..variants import Variant
 
 #: Average degree (CSR entries per vertex) under which sampling is skipped.
-LOW_DEGREE = 2.5
+LOW_DEGREE = 5.0
 
 
 def choose(graph: Graph) -> Variant:
     n = max(graph.num_nodes, 1)
     entries = graph.num_edges if graph.symmetric else 2 * graph.num_edges
     if entries / n < LOW_DEGREE:
-        return Variant.parse("none-async-halve-csr")
-    return Variant.parse("kout-async-halve-csr")
+        return Variant.parse("none-rem_cas-splice-csr")
+    return Variant.parse("hb-rem_cas-splice-csr")

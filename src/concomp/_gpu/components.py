@@ -60,6 +60,13 @@ class _Run:
         self.queue = cp.empty(n if variant.layout == Layout.CSR else 1, self.dt)
         self.minv = cp.empty(n if self.k.jtb else 1, self.dt)
         self.uf = (self.p, self.aux, self.packed)
+        self._csr = self._coo = None
+        # materialise every array a phase reads now: a CUDA graph capture of
+        # execute() must not allocate (the temporaries would be freed under it)
+        if variant.sampling != Sampling.NONE or variant.layout == Layout.CSR:
+            self.csr()
+        if variant.layout == Layout.COO:
+            self.coo()
 
     def launch(self, name: str, work: int, *args, grid=None, block=BLOCK) -> None:
         if work <= 0:
@@ -69,13 +76,24 @@ class _Run:
 
     # -------------------------------------------------------------- phases
     def init(self) -> None:
-        self.launch("init", max(self.n, 4), self.p, self.aux, self.packed, self.hook_edge,
+        self.launch("init", self.n, self.p, self.aux, self.packed, self.hook_edge,
                     self.scratch, self.I(self.n), np.int32(self.needs_aux),
                     np.int32(self.k.jtb), np.int32(self.record))
 
     def csr(self):
-        indptr, indices, eids = self.g.undirected_csr()
-        return indptr.astype(self.dt, copy=False), indices.astype(self.dt, copy=False), eids
+        """The symmetric CSR in this run's index type (converted once, before any capture)."""
+        if self._csr is None:
+            indptr, indices, eids = self.g.undirected_csr()
+            self._csr = (indptr.astype(self.dt, copy=False), indices.astype(self.dt, copy=False),
+                         eids.astype(self.dt, copy=False))
+        return self._csr
+
+    def coo(self):
+        """The COO edge list in this run's index type (converted once)."""
+        if self._coo is None:
+            src, dst = self.g.coo()
+            self._coo = (src.astype(self.dt, copy=False), dst.astype(self.dt, copy=False))
+        return self._coo
 
     def sample(self, mark=lambda name: None) -> int:
         """Run the sampling phase; return how many leading CSR edges it covered (k0)."""
@@ -165,8 +183,7 @@ class _Run:
                                 (*self.uf, indptr, indices, e, self.hook_edge, np.int32(k0),
                                  np.int32(use), queue, qlen))
         else:
-            src, dst = self.g.coo()
-            src, dst = src.astype(self.dt, copy=False), dst.astype(self.dt, copy=False)
+            src, dst = self.coo()
             m = src.shape[0]
             self.launch("finish_coo", m, *self.uf, src, dst, self.hook_edge, np.int64(m), lmax,
                         np.int32(use), np.int32(not SAMPLE_COMPRESS),

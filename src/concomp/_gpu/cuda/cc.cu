@@ -35,8 +35,9 @@ __global__ void init_state(I* p, int* aux, u64* packed, I* hook_edge, I* scratch
         if (use_aux) aux[v] = 0;
         if (use_packed) packed[v] = (u64)v;
         if (record) hook_edge[v] = (I)-1;
-        if (v < 4) scratch[v] = 0;
     }
+    // outside the vertex loop: n may be smaller than the scratch array
+    if (blockIdx.x == 0 && threadIdx.x < 4) scratch[threadIdx.x] = 0;
 }
 
 // ------------------------------------------------------------------ sampling

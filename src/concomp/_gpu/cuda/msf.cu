@@ -17,24 +17,44 @@ template <> struct IdLimits<long long> { static constexpr long long none = 0x7ff
          i += (long long)blockDim.x * gridDim.x)
 
 // ------------------------------------------------------------------------------ Borůvka
-// One round: every live edge offers its rank to both endpoint components. Edges whose
-// endpoints already share a component are flagged dead so the driver can drop them.
-// With `listed`, active[0..count) are the ranks still in play; otherwise the ranks are
-// the contiguous range first..first+count.
+// One round: every live edge offers its rank to both endpoint components, and the edges
+// whose endpoints are still apart are appended to the next round's list (order does not
+// matter), so each round reads only the edges that can still matter. With `listed` the
+// edges are (in_u, in_v, in_r)[0..count); otherwise the ranks first..first+count, read
+// from eu/ev. One atomicAdd per warp reserves the output slots.
 template <typename IdT>
 __global__ void boruvka_min_edge(const IdT* __restrict__ eu, const IdT* __restrict__ ev,
-                                 const IdT* __restrict__ active, int listed, long long count,
-                                 long long first,
-                                 const IdT* __restrict__ comp, IdT* best,
-                                 unsigned char* __restrict__ alive) {
-    MSF_GRID_STRIDE(i, count) {
-        IdT r = listed ? active[i] : (IdT)(first + i);
-        IdT a = comp[eu[r]], b = comp[ev[r]];
-        alive[i] = a != b;
-        if (a == b) continue;
-        // a plain read first: most offers lose, and a failed read is cheaper than an atomic
-        if (r < best[a]) atomicMin(&best[a], r);
-        if (r < best[b]) atomicMin(&best[b], r);
+                                 const IdT* __restrict__ in_u, const IdT* __restrict__ in_v,
+                                 const IdT* __restrict__ in_r, int listed, long long count,
+                                 long long first, const IdT* __restrict__ comp, IdT* best,
+                                 IdT* __restrict__ out_u, IdT* __restrict__ out_v,
+                                 IdT* __restrict__ out_r, unsigned long long* out_count) {
+    // block-uniform trip count: every lane of a warp reaches the ballot together
+    for (long long start = (long long)blockIdx.x * blockDim.x; start < count;
+         start += (long long)gridDim.x * blockDim.x) {
+        long long i = start + threadIdx.x;
+        bool keep = false;
+        IdT u = 0, v = 0, r = 0;
+        if (i < count) {
+            r = listed ? in_r[i] : (IdT)(first + i);
+            u = listed ? in_u[i] : eu[r];
+            v = listed ? in_v[i] : ev[r];
+            IdT a = comp[u], b = comp[v];
+            keep = a != b;
+            // a plain read first: most offers lose, and a read is cheaper than an atomic
+            if (keep && r < best[a]) atomicMin(&best[a], r);
+            if (keep && r < best[b]) atomicMin(&best[b], r);
+        }
+        unsigned mask = __ballot_sync(0xffffffffu, keep);
+        unsigned lane = threadIdx.x & 31u;
+        unsigned long long slot = 0;
+        if (lane == 0 && mask) slot = atomicAdd(out_count, (unsigned long long)__popc(mask));
+        slot = __shfl_sync(0xffffffffu, slot, 0) + __popc(mask & ((1u << lane) - 1u));
+        if (keep) {
+            out_u[slot] = u;
+            out_v[slot] = v;
+            out_r[slot] = r;
+        }
     }
 }
 
@@ -44,8 +64,7 @@ __global__ void boruvka_min_edge(const IdT* __restrict__ eu, const IdT* __restri
 template <typename IdT>
 __global__ void boruvka_hook(const IdT* __restrict__ eu, const IdT* __restrict__ ev,
                              const IdT* __restrict__ comp, const IdT* __restrict__ best,
-                             IdT* parent, unsigned char* __restrict__ in_forest, IdT n,
-                             int* hooked) {
+                             IdT* parent, unsigned char* __restrict__ in_forest, IdT n) {
     MSF_GRID_STRIDE(v, n) {
         IdT r = best[v];
         if (r == IdLimits<IdT>::none) continue;  // not a root, or no edge leaves it
@@ -54,7 +73,6 @@ __global__ void boruvka_hook(const IdT* __restrict__ eu, const IdT* __restrict__
         if (best[other] == r && other < a) continue;
         parent[a] = other;
         in_forest[r] = 1;
-        *hooked = 1;
     }
 }
 
