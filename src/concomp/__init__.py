@@ -7,6 +7,12 @@ Graph, as_graph
     graph-like input.
 connected_components, number_connected_components, component_sizes, largest_component
     Static (weak) connected components.
+minimum_spanning_forest
+    Minimum (or maximum) spanning forests: Boruvka, Prim, Kruskal on CPU and GPU.
+read_graph, write_graph
+    Graph files: SNAP, CSV, Matrix Market, DIMACS, PACE, METIS, npz, Parquet.
+generators
+    R-MAT, G(n, m), grids, kNN, Delaunay, Barabasi-Albert, weights, benchmark suite.
 variants
     The design space: ``Variant``, ``all_variants``.
 csgraph
@@ -19,7 +25,7 @@ errors
 
 from __future__ import annotations
 
-from . import errors, variants
+from . import errors, generators, variants
 from ._validate import as_graph
 from .components import (
     component_sizes,
@@ -35,6 +41,8 @@ from .errors import (
     InvalidVariantError,
 )
 from .graph import Graph
+from .io import read_graph, write_graph
+from .msf import minimum_spanning_forest
 from .variants import Variant, all_variants
 
 __version__ = "0.1.0"
@@ -46,6 +54,10 @@ __all__ = [
     "number_connected_components",
     "component_sizes",
     "largest_component",
+    "minimum_spanning_forest",
+    "read_graph",
+    "write_graph",
+    "generators",
     "Variant",
     "all_variants",
     "variants",
