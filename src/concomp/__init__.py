@@ -7,6 +7,9 @@ Graph, as_graph
     graph-like input.
 connected_components, number_connected_components, component_sizes, largest_component
     Static (weak) connected components.
+stream_components
+    Components of an edge stream (chunks from memory, files, Parquet), through the
+    GPU in pinned double-buffered chunks, or on the CPU.
 minimum_spanning_forest
     Minimum (or maximum) spanning forests: Boruvka, Prim, Kruskal on CPU and GPU.
 read_graph, write_graph
@@ -43,6 +46,7 @@ from .errors import (
 from .graph import Graph
 from .io import read_graph, write_graph
 from .msf import minimum_spanning_forest
+from .streaming import stream_components
 from .variants import Variant, all_variants
 
 __version__ = "0.1.0"
@@ -55,6 +59,7 @@ __all__ = [
     "component_sizes",
     "largest_component",
     "minimum_spanning_forest",
+    "stream_components",
     "read_graph",
     "write_graph",
     "generators",

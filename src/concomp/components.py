@@ -30,15 +30,24 @@ __all__ = [
 ]
 
 
-def component_roots(graph: Any, *, device: str = "auto", algorithm: Any = "auto") -> Any:
+def component_roots(graph: Any, *, device: str = "auto", algorithm: Any = "auto",
+                    max_device_bytes: int | None = None) -> Any:
     """Raw root labels: entry ``v`` is the smallest vertex id in ``v``'s component.
 
     Arrays stay on the device that computed them (NumPy for the CPU engine,
-    CuPy for the GPU engine).
+    CuPy for the GPU engine). On the GPU, a host graph whose edges do not fit in
+    ``max_device_bytes`` (default: the free device memory) is streamed through
+    the device in chunks (:func:`concomp.stream_components`).
     """
     g = as_graph(graph)
     dev = choose_device(g, device)
     variant = resolve_variant(algorithm)
+    if dev == "gpu" and g.device == "cpu":
+        from ._gpu.streaming import gpu_components_out_of_core, should_stream
+
+        if should_stream(g, max_device_bytes):
+            log.debug("edges exceed the device budget: streaming them in chunks")
+            return gpu_components_out_of_core(g, max_device_bytes, variant)
     if dev == "gpu":
         from ._gpu import components as engine
     else:
@@ -94,6 +103,7 @@ def connected_components(
     canonical: bool = True,
     num_nodes: int | None = None,
     output_device: str | None = None,
+    max_device_bytes: int | None = None,
 ) -> tuple[int, Any] | int:
     """Weakly connected components of any graph-like input.
 
@@ -120,6 +130,10 @@ def connected_components(
         Vertex count for edge-list input (default max id + 1).
     output_device : {"cpu", "gpu"}, optional
         Where the labels go; default where the input lives.
+    max_device_bytes : int, optional
+        GPU only: device memory the run may take. A host graph whose edges do
+        not fit streams its edges through the device in chunks (the labels must
+        fit); default the free device memory.
 
     Returns
     -------
@@ -141,7 +155,8 @@ def connected_components(
     GConn. Both in ``../shared/papers/``.
     """
     g = as_graph(graph, num_nodes)
-    roots = component_roots(g, device=device, algorithm=algorithm)
+    roots = component_roots(g, device=device, algorithm=algorithm,
+                            max_device_bytes=max_device_bytes)
     if canonical:
         count, labels = canonical_labels(roots)
     else:

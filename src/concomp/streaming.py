@@ -1,0 +1,461 @@
+"""Connected components of an edge stream: graphs whose edges need not fit in (GPU) memory.
+
+:func:`stream_components` unites edge chunks into one union-find as they arrive.
+Only the vertex labels are kept; each chunk is dropped once united, so the edges
+can come from host memory larger than the GPU's, from a sequence of files, or
+from a Parquet file read one row group at a time.
+
+On the GPU the chunks pass through a two-slot pipeline (pinned host buffers,
+a copy stream and a compute stream), so that transfers overlap the union kernel
+(see :mod:`concomp._gpu.streaming`). On the CPU each chunk goes through the
+sequential union-find of the CPU engine.
+
+References
+----------
+Hong, Dhulipala, Shun: GConn (PACT 2020); Dhulipala, Hong, Shun: ConnectIt
+(VLDB 2021): Union-Async, Rem-CAS. Both in ``../shared/papers/``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from ._arrays import is_cupy_array, is_torch_tensor, to_numpy
+from ._validate import (
+    _DST_NAMES,
+    _SRC_NAMES,
+    _is_dataframe,
+    _pick,
+    _resolve_n,
+    _torch_to_array,
+    check_ids,
+)
+from .errors import GraphFormatError, InvalidGraphError, InvalidVariantError
+from .graph import Graph
+from .variants import Finish, Layout, Sampling, Variant, resolve_variant
+
+log = logging.getLogger("concomp.streaming")
+
+__all__ = ["stream_components", "EdgeChunk", "iter_edge_chunks"]
+
+#: Default rules. GPU: Union-Async with path halving (GConn), the faster kernel on the
+#: uniform random graph of ``benchmarks/bench_streaming.py`` (7.1 vs 6.1 Gedges/s for
+#: Rem-CAS on an H100; R-MAT is a tie), where the kernel, not the copy, could limit the
+#: pipeline. CPU: the sequential Rem with splicing, which Cong & Muzio rank first.
+GPU_DEFAULT = Variant(Sampling.NONE, Finish.ASYNC, "halve", Layout.COO)
+CPU_DEFAULT = Variant(Sampling.NONE, Finish.REM_CAS, "splice", Layout.COO)
+#: A Graph given whole is cut into pieces of this many edges (the GPU engine
+#: re-cuts them to its slot size anyway).
+GRAPH_PIECE_EDGES = 1 << 24
+_PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+@dataclass(frozen=True)
+class EdgeChunk:
+    """One chunk of an edge stream: ids (not yet validated) and where they came from."""
+
+    label: str  #: "chunk 3", "chunk 0 ('g.parquet', row group 2)": named in error messages
+    src: Any
+    dst: Any
+    num_nodes: int | None = None  #: vertex count its source declares (file header, Graph)
+
+
+def stream_components(
+    chunks: Any,
+    num_nodes: int | None = None,
+    *,
+    device: str = "auto",
+    algorithm: str | Variant = "auto",
+    max_device_bytes: int | None = None,
+    chunk_edges: int | None = None,
+    return_labels: bool = True,
+) -> tuple[int, Any] | int:
+    """Weakly connected components of a graph given as a stream of edge chunks.
+
+    Parameters
+    ----------
+    chunks : iterable or graph source
+        One of: an iterable (list, generator, ...) of chunks, each a
+        ``(src, dst)`` pair, an ``(m, 2)`` or ``(2, m)`` array (a ``(2, 2)``
+        array reads as ``(2, m)``), a data frame or pyarrow table with source and
+        target columns, a :class:`~concomp.Graph`, or a file path; a single such
+        chunk; a path to a Parquet file (read one row group at a time, needs
+        ``pyarrow``: ``pip install 'concomp[io]'``); a list of file paths (each
+        read with :func:`concomp.io.read_graph`, Parquet files by row group);
+        or a :class:`~concomp.Graph` (cut into chunks).
+    num_nodes : int, optional
+        Number of vertices. Default: grow as ids arrive, to the largest id + 1
+        (or the vertex count a file header or Graph declares, if larger).
+    device : {"auto", "cpu", "gpu"}
+        Engine. ``"auto"`` uses the GPU when one is usable, unless the input is
+        in memory and small (see :mod:`concomp._dispatch`).
+    algorithm : str or Variant
+        ``"auto"`` or a union-find variant without sampling, in COO layout, such
+        as ``"none-async-halve-coo"`` or the presets ``"rem"`` and ``"union-find"``.
+    max_device_bytes : int, optional
+        GPU only: the device memory the labels and the two edge slots may take.
+        The slots are sized to fit; :class:`~concomp.DeviceMemoryError` names the
+        bytes needed when even the labels do not fit.
+    chunk_edges : int, optional
+        GPU only: edges per device slot (default 2**24, shrunk to fit
+        ``max_device_bytes``). Input chunks of any size are packed or cut to it.
+    return_labels : bool
+        As in SciPy: when False only the count is returned.
+
+    Returns
+    -------
+    n_components : int
+    labels : ndarray
+        Canonical labels (SciPy's numbering), int32 unless ``n`` needs int64;
+        NumPy unless every chunk was a CuPy array.
+
+    Raises
+    ------
+    InvalidGraphError
+        A chunk is malformed or has an id that is negative, not an integer, or
+        ``>= num_nodes``; the message names the chunk and the position.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp.streaming import stream_components
+    >>> chunks = [(np.array([0, 1]), np.array([1, 2])), np.array([[4, 5]]), np.array([[6], [5]])]
+    >>> stream_components(chunks, device="cpu")
+    (3, array([0, 0, 0, 1, 2, 2, 2], dtype=int32))
+    >>> stream_components(iter([np.array([[0, 9]])]), num_nodes=4, device="cpu")
+    Traceback (most recent call last):
+    ...
+    concomp.errors.InvalidGraphError: chunk 0: argument `dst`: vertex id 9 at position 0 is >= num_nodes=4; ids must lie in [0, 4). Fix: pass num_nodes > 9 or remove the edge.
+    >>> stream_components([], num_nodes=2, device="cpu", return_labels=False)
+    2
+    """
+    n = _resolve_n(num_nodes)
+    budget = _positive("max_device_bytes", max_device_bytes)
+    slot = _positive("chunk_edges", chunk_edges)
+    dev = _choose_device(chunks, device)
+    variant = streaming_variant(algorithm, dev)
+    log.debug("stream_components: %s on %s", variant, dev)
+    if dev == "gpu":
+        from ._gpu.streaming import GpuStreamer
+
+        engine = GpuStreamer(n, variant, max_device_bytes=budget, chunk_edges=slot)
+    else:
+        from ._cpu.streaming import CpuStreamer
+
+        engine = CpuStreamer(n, variant)
+    all_on_device = None
+    for chunk in iter_edge_chunks(chunks, split=slot or GRAPH_PIECE_EDGES):
+        src, dst = chunk_ids(chunk)
+        on_device = is_cupy_array(src)
+        all_on_device = on_device if all_on_device is None else (all_on_device and on_device)
+        if dev == "cpu" and on_device:
+            src, dst = to_numpy(src), to_numpy(dst)
+        if n is None and chunk.num_nodes:
+            engine.ensure_nodes(int(chunk.num_nodes))
+        engine.add(src, dst, range_check(chunk, src, dst, n))
+    roots = engine.roots()
+    xp = _xp_of(roots)
+    if not return_labels:
+        return int((roots == xp.arange(roots.shape[0], dtype=roots.dtype)).sum())
+    if dev == "gpu":
+        from ._gpu.streaming import canonical_on_device, download
+
+        count, labels = canonical_on_device(roots, budget)
+        if all_on_device or not is_cupy_array(labels):
+            return count, labels
+        return count, download(labels)
+    from .components import canonical_labels
+
+    return canonical_labels(roots)
+
+
+# ----------------------------------------------------------------------------- algorithm, device
+def streaming_variant(algorithm: Any, device: str) -> Variant:
+    """The union-find variant a stream runs with; raises for variants that cannot stream."""
+    v = resolve_variant(algorithm)
+    if v is None:
+        return GPU_DEFAULT if device == "gpu" else CPU_DEFAULT
+    if v.family != "unionfind" or v.sampling != Sampling.NONE or v.layout != Layout.COO:
+        raise InvalidVariantError(
+            f"algorithm={str(v)!r} cannot stream: a stream unites each chunk's edges as they "
+            "arrive, so it needs a union-find finish (async, early, hooks, rem_cas, rem_lock, "
+            "jtb) with sampling 'none' and layout 'coo'. Fix: pass e.g. 'none-async-halve-coo', "
+            "'rem' or 'auto'.")
+    if not v.supported_on(device):
+        raise InvalidVariantError(
+            f"algorithm={str(v)!r} is not implemented by the {device} engine; the CPU engine "
+            "streams with finish 'async' or 'rem_cas'. Fix: choose one of those, or device='gpu'.")
+    return v
+
+
+def _choose_device(chunks: Any, device: str) -> str:
+    from ._dispatch import GPU_MIN_EDGES, choose_device
+
+    if isinstance(chunks, Graph):
+        return choose_device(chunks, device)
+    where, edges = _size_hint(chunks)
+    # choose_device reads only .device and .num_edges; a stream of unknown length
+    # counts as large, since streaming exists for graphs too big to hold at once
+    probe = SimpleNamespace(device=where, num_edges=GPU_MIN_EDGES if edges is None else edges)
+    return choose_device(probe, device)  # type: ignore[arg-type]
+
+
+def _size_hint(chunks: Any) -> tuple[str, int | None]:
+    """``(where, edges)`` of in-memory input; ``edges=None`` when unknown (iterators, files)."""
+    if _is_path(chunks):
+        return "cpu", None
+    items = [chunks] if _is_single_chunk(chunks) else chunks
+    if not isinstance(items, (list, tuple)):
+        return "cpu", None  # never consume the caller's iterator to peek at it
+    total, where = 0, ("gpu" if items else "cpu")
+    for item in items:
+        if _is_path(item):
+            return "cpu", None
+        try:
+            chunk = _as_chunk(item, "chunk")
+            total += len(chunk.src)
+        except (InvalidGraphError, TypeError):  # reported later by the reader, with the index
+            return "cpu", None
+        if not is_cupy_array(chunk.src):
+            where = "cpu"
+    return where, total
+
+
+def _positive(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidGraphError(f"argument `{name}`: expected a positive int, got {value!r}. "
+                                "Fix: pass a count >= 1 (or None for the default).")
+    return int(value)
+
+
+def _xp_of(a: Any):
+    from ._arrays import get_xp
+
+    return get_xp(a)
+
+
+# ----------------------------------------------------------------------------- chunk sources
+def iter_edge_chunks(chunks: Any, split: int = GRAPH_PIECE_EDGES) -> Iterator[EdgeChunk]:
+    """The :class:`EdgeChunk` s of any input :func:`stream_components` accepts (lazily).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp.streaming import iter_edge_chunks
+    >>> edges = np.array([[0, 1], [2, 3], [4, 5]])
+    >>> [(c.label, c.src.tolist()) for c in iter_edge_chunks([edges, (edges[:1, 0], [7])])]
+    [('chunk 0', [0, 2, 4]), ('chunk 1', [0])]
+    """
+    if isinstance(chunks, Graph):
+        yield from _graph_chunks(chunks, split)
+        return
+    if _is_path(chunks):
+        yield from _file_chunks(chunks, "chunk 0")
+        return
+    if _is_single_chunk(chunks):
+        yield _as_chunk(chunks, "chunk 0")
+        return
+    try:
+        items = iter(chunks)
+    except TypeError:
+        raise InvalidGraphError(
+            f"argument `chunks`: {type(chunks).__name__} is neither a chunk nor an iterable of "
+            "chunks. Fix: pass e.g. a list of (src, dst) pairs, a Parquet path, a list of file "
+            "paths or a Graph.") from None
+    for i, item in enumerate(items):
+        label = f"chunk {i}"
+        if _is_path(item):
+            yield from _file_chunks(item, label)
+        elif isinstance(item, Graph):
+            yield EdgeChunk(label, *item.coo(), item.num_nodes)
+        else:
+            yield _as_chunk(item, label)
+
+
+def _graph_chunks(g: Graph, split: int) -> Iterator[EdgeChunk]:
+    src, dst = g.coo()
+    m = g.num_edges
+    if m == 0:
+        yield EdgeChunk("graph", src, dst, g.num_nodes)
+    for i, a in enumerate(range(0, m, split)):
+        b = min(a + split, m)
+        yield EdgeChunk(f"chunk {i} (graph edges {a}..{b - 1})", src[a:b], dst[a:b], g.num_nodes)
+
+
+def _is_path(obj: Any) -> bool:
+    return isinstance(obj, (str, os.PathLike))
+
+
+def _ndim(x: Any) -> int:
+    try:
+        return int(np.ndim(x))
+    except ValueError:  # ragged nested lists: not a 1-D id array
+        return -1
+
+
+def _is_single_chunk(obj: Any) -> bool:
+    """True for one chunk given bare: ``(src, dst)``, an ``(m, 2)`` array, a frame or table."""
+    if isinstance(obj, np.ndarray) or is_cupy_array(obj) or is_torch_tensor(obj):
+        return obj.ndim == 2
+    if _is_dataframe(obj) or _is_arrow_table(obj):
+        return True
+    if isinstance(obj, (tuple, list)) and len(obj) in (2, 3):
+        return _ndim(obj[0]) == 1 and _ndim(obj[1]) == 1
+    return False
+
+
+def _is_arrow_table(obj: Any) -> bool:
+    return type(obj).__module__.split(".")[0] == "pyarrow" and hasattr(obj, "column_names")
+
+
+def _as_chunk(item: Any, label: str) -> EdgeChunk:
+    """Split one chunk into ``(src, dst)``; shapes and dtypes are checked by :func:`chunk_ids`."""
+    if isinstance(item, Graph):
+        return EdgeChunk(label, *item.coo(), item.num_nodes)
+    if _is_dataframe(item) or _is_arrow_table(item):
+        return EdgeChunk(label, *_columns(item, label))
+    if is_torch_tensor(item):
+        item = _torch_to_array(item)
+    if isinstance(item, (tuple, list)) and len(item) in (2, 3) and _ndim(item[0]) == 1:
+        return EdgeChunk(label, item[0], item[1])
+    arr = item if is_cupy_array(item) else _array(item, label, "chunk")
+    if arr.ndim == 2 and arr.shape[0] == 2:
+        return EdgeChunk(label, arr[0], arr[1])
+    if arr.ndim == 2 and arr.shape[1] == 2:
+        return EdgeChunk(label, arr[:, 0], arr[:, 1])
+    raise InvalidGraphError(
+        f"{label}: cannot read edges from {type(item).__name__} of shape {tuple(arr.shape)}; a "
+        "chunk is a (src, dst) pair, an (m, 2) or (2, m) array, a data frame or pyarrow table, "
+        "a Graph or a file path. Fix: pass one of those.")
+
+
+def _columns(table: Any, label: str) -> tuple[Any, Any]:
+    cols = list(table.column_names if _is_arrow_table(table) else table.columns)
+    if len(cols) < 2:
+        raise InvalidGraphError(f"{label}: a table needs source and target columns, got {cols}. "
+                                "Fix: name them src and dst.")
+    s = _pick(cols, None, _SRC_NAMES, "source", 0)
+    t = _pick(cols, None, _DST_NAMES, "target", 1)
+    get = table.column if _is_arrow_table(table) else table.__getitem__
+    return _column_values(get(s)), _column_values(get(t))
+
+
+def _column_values(col: Any) -> np.ndarray:
+    if hasattr(col, "to_numpy"):
+        try:  # pyarrow: nulls become NaN, which the id check then names
+            return col.to_numpy(zero_copy_only=False)
+        except TypeError:
+            return col.to_numpy()
+    return np.asarray(col)
+
+
+def _file_chunks(path: Any, label: str) -> Iterator[EdgeChunk]:
+    name = os.fspath(path)
+    if _is_parquet(name):
+        yield from _parquet_chunks(name, label)
+        return
+    from .io import read_graph
+
+    g = read_graph(name)
+    yield EdgeChunk(f"{label} ({name!r})", *g.coo(), g.num_nodes)
+
+
+def _is_parquet(name: str) -> bool:
+    if name.lower().endswith(_PARQUET_SUFFIXES):
+        return True
+    with open(name, "rb") as f:
+        return f.read(4) == b"PAR1"
+
+
+def _parquet_chunks(name: str, label: str) -> Iterator[EdgeChunk]:
+    """One chunk per row group, reading only the two id columns."""
+    from ._io_parse import pyarrow_or_raise
+
+    pa, pq = pyarrow_or_raise()
+    try:
+        pf = pq.ParquetFile(name)
+    except pa.ArrowException as exc:
+        raise GraphFormatError(f"{name}: not a readable Parquet file ({exc}).") from exc
+    cols = pf.schema_arrow.names
+    if len(cols) < 2:
+        raise GraphFormatError(f"{name}: Parquet columns {cols}: need src and dst columns. Fix: "
+                               "write columns src, dst[, weight].")
+    s = _pick(cols, None, _SRC_NAMES, "source", 0)
+    t = _pick(cols, None, _DST_NAMES, "target", 1)
+    meta = pf.schema_arrow.metadata or {}
+    n = int(meta[b"concomp.num_nodes"]) if b"concomp.num_nodes" in meta else None
+    if pf.num_row_groups == 0:
+        yield EdgeChunk(f"{label} ({name!r})", np.zeros(0, np.int64), np.zeros(0, np.int64), n)
+    for g in range(pf.num_row_groups):
+        table = pf.read_row_group(g, columns=[s, t])
+        yield EdgeChunk(f"{label} ({name!r}, row group {g})", _column_values(table.column(s)),
+                        _column_values(table.column(t)), n)
+
+
+# ----------------------------------------------------------------------------- validation
+def _array(a: Any, label: str, name: str) -> np.ndarray:
+    try:
+        return np.asarray(a)
+    except Exception as exc:  # ragged lists and other odd objects
+        raise InvalidGraphError(f"{label}: argument `{name}`: cannot convert {type(a).__name__} "
+                                f"to an array ({exc}). Fix: pass 1-D integer arrays.") from exc
+
+
+def _ids(a: Any, name: str, label: str) -> Any:
+    """``a`` as a 1-D integer id array; integer arrays pass as they are (ranges come later)."""
+    if is_torch_tensor(a):
+        a = _torch_to_array(a)
+    if not is_cupy_array(a):
+        a = _array(a, label, name)
+    kind, size = a.dtype.kind, a.dtype.itemsize
+    if a.ndim == 1 and (kind == "i" or (kind == "u" and size < 8)):
+        return a
+    try:  # the slow path names what is wrong: shape, dtype, NaN, fractions, > int64
+        a = check_ids(a, name, None)
+    except InvalidGraphError as exc:
+        raise InvalidGraphError(f"{label}: {exc}") from None
+    return a.astype(np.int64) if a.dtype.kind == "u" else a
+
+
+def chunk_ids(chunk: EdgeChunk) -> tuple[Any, Any]:
+    """Validated ``(src, dst)`` of a chunk: 1-D integer arrays of one length, one device."""
+    src, dst = _ids(chunk.src, "src", chunk.label), _ids(chunk.dst, "dst", chunk.label)
+    if src.shape[0] != dst.shape[0]:
+        raise InvalidGraphError(f"{chunk.label}: `src` and `dst` differ in length "
+                                f"({src.shape[0]} vs {dst.shape[0]}). Fix: pass one source and "
+                                "one target per edge.")
+    if is_cupy_array(src) != is_cupy_array(dst):
+        raise InvalidGraphError(f"{chunk.label}: `src` and `dst` live on different devices (one "
+                                "NumPy, one CuPy). Fix: move both to the same device.")
+    return src, dst
+
+
+def range_check(chunk: EdgeChunk, src: Any, dst: Any,
+                num_nodes: int | None) -> Callable[[int, int], None]:
+    """``check(lo, hi)`` for the engines: raise, naming chunk and position, for bad ids.
+
+    The engines find each piece's id range in the pass that stages it; only a
+    bad range pays for the second scan that locates the offending id.
+    """
+
+    def check(lo: int, hi: int) -> None:
+        if lo >= 0 and (num_nodes is None or hi < num_nodes):
+            return
+        for a, name in ((src, "src"), (dst, "dst")):
+            try:
+                check_ids(a, name, num_nodes)
+            except InvalidGraphError as exc:
+                raise InvalidGraphError(f"{chunk.label}: {exc}") from None
+        raise InvalidGraphError(f"{chunk.label}: vertex ids span [{lo}, {hi}], outside [0, "
+                                f"{num_nodes}). Fix: pass a larger num_nodes or drop those edges.")
+
+    return check
