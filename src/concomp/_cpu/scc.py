@@ -1,0 +1,121 @@
+"""Strongly connected components on the CPU: iterative Tarjan DFS in numba.
+
+SciPy numbers strong components in the order its depth-first search completes
+them. Its search is equivalent to a recursive DFS started from the vertices
+``0 .. n-1`` in order that scans each vertex's successors from the *last*
+stored CSR entry to the first. This driver performs exactly that search
+(without recursion, so deep graphs cannot overflow the stack) and numbers the
+components in completion order, so its labels equal
+``scipy.sparse.csgraph.connected_components(A, connection="strong")``
+entry for entry, for any CSR (duplicates, self loops, unsorted indices).
+
+References
+----------
+R. E. Tarjan, "Depth-first search and linear graph algorithms", SIAM J.
+Computing 1(2), 1972. D. J. Pearce, "A space-efficient algorithm for finding
+strongly connected components", Information Processing Letters 116(1), 2016.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+__all__ = ["strong_component_labels"]
+
+_UNSEEN = -1
+
+
+@nb.njit(cache=True)
+def _tarjan(indptr, indices, labels, order, low, frame_v, frame_pos, members):
+    """Fill ``labels`` with component numbers in completion order; return the count.
+
+    ``order[v]`` is v's discovery time (-1 while unseen), ``low[v]`` its lowlink,
+    ``frame_v``/``frame_pos`` the explicit call stack (vertex, next CSR position
+    to scan, scanning downwards), ``members`` Tarjan's stack of vertices whose
+    component is still open. A vertex is on that stack exactly while it has a
+    discovery time and no label yet (``labels`` starts at -1).
+    """
+    n = indptr.shape[0] - 1
+    clock = 0
+    count = 0
+    top = 0
+    for start in range(n):
+        if order[start] != _UNSEEN:
+            continue
+        order[start] = clock
+        low[start] = clock
+        clock += 1
+        members[top] = start
+        top += 1
+        frame_v[0] = start
+        frame_pos[0] = indptr[start + 1]
+        depth = 1
+        while depth > 0:
+            v = frame_v[depth - 1]
+            pos = frame_pos[depth - 1]
+            if pos > indptr[v]:
+                pos -= 1
+                frame_pos[depth - 1] = pos
+                w = indices[pos]
+                if order[w] == _UNSEEN:
+                    order[w] = clock
+                    low[w] = clock
+                    clock += 1
+                    members[top] = w
+                    top += 1
+                    frame_v[depth] = w
+                    frame_pos[depth] = indptr[w + 1]
+                    depth += 1
+                elif labels[w] < 0 and order[w] < low[v]:
+                    low[v] = order[w]
+                continue
+            depth -= 1
+            if low[v] == order[v]:
+                while True:
+                    top -= 1
+                    u = members[top]
+                    labels[u] = count
+                    if u == v:
+                        break
+                count += 1
+            if depth > 0:
+                parent = frame_v[depth - 1]
+                low[parent] = min(low[parent], low[v])
+    return count
+
+
+def strong_component_labels(indptr: np.ndarray, indices: np.ndarray) -> tuple[int, np.ndarray]:
+    """Strongly connected components of the CSR graph ``(indptr, indices)``.
+
+    Parameters
+    ----------
+    indptr, indices : ndarray
+        CSR arrays (rows = sources), iterated exactly as stored.
+
+    Returns
+    -------
+    count : int
+    labels : ndarray of int32
+        SciPy's numbering: components in the order the DFS completes them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp._cpu.scc import strong_component_labels
+    >>> # 0 -> 1 -> 2 -> 1, 3 isolated
+    >>> strong_component_labels(np.array([0, 1, 2, 3, 3]), np.array([1, 2, 1]))
+    (3, array([1, 0, 0, 2], dtype=int32))
+    """
+    n = int(indptr.shape[0]) - 1
+    dt = np.int32 if max(n, int(indices.shape[0])) < np.iinfo(np.int32).max else np.int64
+    indptr = np.ascontiguousarray(indptr, dtype=dt)
+    indices = np.ascontiguousarray(indices, dtype=dt)
+    labels = np.full(n, -1, dtype=np.int32 if n <= np.iinfo(np.int32).max else np.int64)
+    order = np.full(n, _UNSEEN, dtype=dt)
+    low = np.empty(n, dtype=dt)
+    frame_v = np.empty(n, dtype=dt)
+    frame_pos = np.empty(n, dtype=dt)
+    members = np.empty(n, dtype=dt)
+    count = _tarjan(indptr, indices, labels, order, low, frame_v, frame_pos, members)
+    return int(count), labels

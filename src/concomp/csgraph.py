@@ -1,0 +1,222 @@
+"""Drop-in replacements for :mod:`scipy.sparse.csgraph`.
+
+Same signatures, defaults, output types and numbering as SciPy, on concomp's
+engines. Covered:
+
+``connected_components(csgraph, directed=True, connection="weak", return_labels=True)``
+    Weak components run on concomp's union-find engine; strong components on
+    an iterative Tarjan search (:mod:`concomp._cpu.scc`) that visits vertices
+    in SciPy's order, so the labels equal SciPy's entry for entry: ``int32``
+    labels, a Python ``int`` count.
+``minimum_spanning_tree(csgraph, overwrite=False)``
+    SciPy's output matrix type, orientation and entries (see
+    :mod:`concomp._csgraph_mst`). Imported on first use.
+
+What counts as an edge is SciPy's definition, because the input goes through
+SciPy's own conversion (``scipy.sparse.csgraph._validation.validate_graph``):
+
+- sparse input (every SciPy format, matrix or array): every stored entry is an
+  edge, explicit zeros, ``inf`` and ``NaN`` included;
+- dense input (ndarray, ``np.matrix``): nonzero entries are edges; ``0``,
+  ``NaN`` and ``+-inf`` are not;
+- masked arrays: every unmasked entry is an edge, zeros included.
+
+Differences from SciPy 1.17, on purpose:
+
+- nested Python lists are accepted (SciPy 1.17 raises ``AttributeError``
+  because it reads ``csgraph.dtype``; older SciPy accepted them);
+- SciPy's strong-component search never returns on a CSR matrix whose row
+  stores the same column twice with only already-visited columns between the
+  two entries (for example ``indices=[1, 1]`` in one row; only non-canonical
+  CSR built by hand can hold such rows). concomp returns the components, numbered as
+  SciPy's search would number them;
+- CuPy arrays and ``cupyx.scipy.sparse`` matrices are accepted and give CuPy
+  labels (weak components run on the GPU engine), like ``cupyx.scipy.sparse.csgraph``
+  but with SciPy's numbering.
+
+Examples
+--------
+>>> import numpy as np
+>>> from concomp import csgraph
+>>> A = np.array([[0, 1, 0, 0],
+...               [0, 0, 1, 0],
+...               [0, 1, 0, 0],
+...               [0, 0, 0, 0]])
+>>> csgraph.connected_components(A)
+(2, array([0, 0, 0, 1], dtype=int32))
+>>> csgraph.connected_components(A, connection="strong")
+(3, array([1, 0, 0, 2], dtype=int32))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._arrays import is_cupy_array, is_cupy_sparse
+
+__all__ = ["connected_components", "minimum_spanning_tree"]  # noqa: F822 (lazy, __getattr__)
+
+_LAZY = {"minimum_spanning_tree": "._csgraph_mst"}
+
+
+def connected_components(
+    csgraph: Any,
+    directed: bool = True,
+    connection: str = "weak",
+    return_labels: bool = True,
+) -> tuple[int, Any] | int:
+    """Connected components of a graph given as an ``N x N`` matrix, exactly like SciPy.
+
+    Parameters
+    ----------
+    csgraph : array_like or sparse array or matrix
+        The ``N x N`` adjacency matrix (see the module notes for what counts
+        as an edge). CuPy arrays and ``cupyx`` sparse matrices are accepted.
+    directed : bool
+        If True, ``csgraph[i, j]`` is an edge from ``i`` to ``j`` only. With
+        ``connection="weak"`` the direction never matters.
+    connection : {"weak", "strong"}
+        For directed graphs: weak components (paths in either direction) or
+        strong ones (paths both ways). Case-insensitive, as in SciPy.
+    return_labels : bool
+        If False, return only the count.
+
+    Returns
+    -------
+    n_components : int
+    labels : ndarray of int32
+        Length ``N``. Weak components are numbered by their smallest vertex,
+        strong components in the order SciPy's depth-first search completes
+        them. CuPy in, CuPy out.
+
+    Raises
+    ------
+    ValueError
+        ``connection`` other than ``"weak"``/``"strong"`` (SciPy's message), a
+        matrix that is not square or not two-dimensional.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from concomp.csgraph import connected_components
+    >>> A = sp.csr_array(([1, 1, 1], ([0, 1, 3], [1, 0, 4])), shape=(5, 5))
+    >>> connected_components(A, directed=False)
+    (3, array([0, 0, 1, 2, 2], dtype=int32))
+    >>> connected_components(A, connection="strong", return_labels=False)
+    4
+    """
+    mode = connection.lower()
+    if mode not in ("weak", "strong"):
+        raise ValueError("connection must be 'weak' or 'strong'")
+    if mode == "weak":
+        directed = False
+    if is_cupy_array(csgraph) or is_cupy_sparse(csgraph):
+        count, labels = _device_components(csgraph, bool(directed))
+    else:
+        A = _host_csr(csgraph, bool(directed))
+        if directed:
+            from ._cpu.scc import strong_component_labels
+
+            count, labels = strong_component_labels(A.indptr, A.indices)
+        else:
+            count, labels = _weak(A.indptr, A.indices, A.shape[0], "cpu")
+    if return_labels:
+        return count, labels
+    return count
+
+
+def _host_csr(csgraph: Any, directed: bool):
+    """SciPy's conversion of any host input to a float64 CSR matrix, with SciPy's errors."""
+    if isinstance(csgraph, (list, tuple)):
+        csgraph = np.asarray(csgraph)
+    try:
+        from scipy.sparse.csgraph._validation import validate_graph
+    except ImportError:  # a private SciPy module: keep working if it moves
+        return _csr_like_scipy(csgraph, directed)
+    return validate_graph(csgraph, directed, dense_output=False)
+
+
+def _csr_like_scipy(csgraph: Any, directed: bool):
+    """Fallback for :func:`_host_csr` with SciPy's edge semantics and messages."""
+    import scipy.sparse as sp
+
+    if sp.issparse(csgraph):
+        if not directed and csgraph.format == "csc":
+            csgraph = csgraph.T
+        A = csgraph.tocsr().astype(np.float64, copy=False)
+    elif np.ma.isMaskedArray(csgraph):
+        A = _dense_to_csr(np.ma.getdata(csgraph), ~np.ma.getmaskarray(csgraph))
+    else:
+        dense = np.asarray(csgraph)
+        if dense.ndim == 2:
+            keep = dense != 0
+            if dense.dtype.kind in "fc":
+                keep &= np.isfinite(dense)
+        else:
+            keep = dense
+        A = _dense_to_csr(dense, keep)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError("compressed-sparse graph must be shape (N, N)")
+    return A
+
+
+def _dense_to_csr(values: np.ndarray, keep: np.ndarray):
+    import scipy.sparse as sp
+
+    if values.ndim != 2:
+        raise ValueError("graph should have two dimensions")
+    if values.shape[0] != values.shape[1]:
+        raise ValueError("graph should be a square array")
+    rows, cols = np.nonzero(keep)
+    data = np.asarray(values[rows, cols].real, dtype=np.float64)
+    return sp.csr_matrix((data, (rows, cols)), shape=values.shape)
+
+
+def _weak(indptr: Any, indices: Any, n: int, device: str) -> tuple[int, Any]:
+    """Weak components of a CSR graph on concomp's engine, in SciPy's numbering."""
+    from ._validate import csr_to_graph
+    from .components import canonical_labels, component_roots
+
+    graph = csr_to_graph(indptr, indices, n, directed=False)
+    count, labels = canonical_labels(component_roots(graph, device=device))
+    return count, labels.astype(np.int32, copy=False)
+
+
+def _device_components(csgraph: Any, directed: bool) -> tuple[int, Any]:
+    """CuPy / cupyx input: weak components on the GPU engine, strong ones on the host."""
+    import cupy as cp
+    import cupyx.scipy.sparse as csp
+
+    if csgraph.ndim != 2:
+        raise ValueError("graph should have two dimensions")
+    if csgraph.shape[0] != csgraph.shape[1]:
+        raise ValueError("graph should be a square array")
+    if is_cupy_sparse(csgraph):
+        A = csgraph.tocsr()
+    else:
+        edge = (csgraph != 0) & cp.isfinite(csgraph)
+        A = csp.csr_matrix(edge.astype(cp.float32))
+    if directed:
+        from ._cpu.scc import strong_component_labels
+
+        count, labels = strong_component_labels(cp.asnumpy(A.indptr), cp.asnumpy(A.indices))
+        return count, cp.asarray(labels)
+    return _weak(A.indptr, A.indices, A.shape[0], "gpu")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        try:
+            module = importlib.import_module(_LAZY[name], __name__.rpartition(".")[0])
+        except ImportError as exc:
+            raise AttributeError(f"concomp.csgraph.{name} is not available: {exc}") from exc
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

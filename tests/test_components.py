@@ -1,0 +1,260 @@
+"""Connected components: engine x variant x graph zoo against the SciPy oracle, the
+public helpers, every input kind, device selection and the real graphs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import concomp
+from concomp import all_variants
+from concomp._gpu._compat import gpu_status
+from concomp.errors import DeviceUnavailableError, InvalidGraphError
+from concomp.testing import (
+    assert_components_equal,
+    graph_zoo,
+    real_graph_facts,
+    real_graph_paths,
+    reference_components,
+)
+
+ZOO = graph_zoo()
+#: The matrix: every variant of each engine (the completeness guard imports these).
+CPU_VARIANTS = all_variants("cpu")
+GPU_VARIANTS = all_variants("gpu")
+HAS_GPU = gpu_status()[0]
+
+
+def _min_vertex_roots(labels: np.ndarray, count: int) -> np.ndarray:
+    """For canonical labels: the smallest vertex of each vertex's component."""
+    n = labels.shape[0]
+    mins = np.full(count, n, dtype=np.int64)
+    np.minimum.at(mins, labels, np.arange(n))
+    return mins[labels]
+
+
+def check_zoo_graph(device: str, variant, name: str) -> None:
+    """The one body of the matrix: int32 ids (canonical labels), int64 ids (raw roots)."""
+    from concomp._arrays import to_numpy
+    from concomp.components import canonical_labels
+
+    src, dst, n = ZOO[name]
+    ref_count, ref_labels = reference_components(src, dst, n)
+    edges32 = (src.astype(np.int32), dst.astype(np.int32))
+    result = concomp.connected_components(edges32, num_nodes=n, device=device,
+                                          algorithm=variant)
+    assert_components_equal(result, src, dst, n)
+    assert result[1].dtype == np.int32, name
+    count, roots = concomp.connected_components((src, dst), num_nodes=n, device=device,
+                                                algorithm=str(variant), canonical=False)
+    assert count == ref_count, name
+    roots = to_numpy(roots)
+    np.testing.assert_array_equal(roots, _min_vertex_roots(ref_labels, ref_count), err_msg=name)
+    np.testing.assert_array_equal(canonical_labels(roots)[1], ref_labels, err_msg=name)
+
+
+@pytest.mark.parametrize("name", list(ZOO))
+@pytest.mark.parametrize("variant", CPU_VARIANTS, ids=str)
+def test_zoo_cpu(variant, name):
+    check_zoo_graph("cpu", variant, name)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("variant", GPU_VARIANTS, ids=str)
+def test_zoo_gpu(variant):
+    # one item per variant (353 of them): the zoo loops inside to keep collection cheap
+    for name in ZOO:
+        check_zoo_graph("gpu", variant, name)
+
+
+# --------------------------------------------------------------------------- helpers
+def test_public_helpers_on_a_small_graph():
+    src, dst = np.array([0, 1, 3, 5, 6]), np.array([1, 2, 4, 6, 7])
+    g = (src, dst)
+    assert concomp.number_connected_components(g, num_nodes=10) == 5
+    assert concomp.component_sizes(g, num_nodes=10).tolist() == [3, 2, 3, 1, 1]
+    assert concomp.largest_component(g, num_nodes=10).tolist() == [0, 1, 2]  # tie: lowest label
+    count, labels = concomp.connected_components(g, num_nodes=10)
+    assert type(count) is int and labels.dtype == np.int32
+    assert labels.tolist() == [0, 0, 0, 1, 1, 2, 2, 2, 3, 4]
+    assert concomp.connected_components(g, num_nodes=10, return_labels=False) == 5
+    count, roots = concomp.connected_components(g, num_nodes=10, canonical=False)
+    assert count == 5 and roots.tolist() == [0, 0, 0, 3, 3, 5, 5, 5, 8, 9]
+
+
+@pytest.mark.parametrize("name", ["empty", "single_vertex", "isolated", "many_small",
+                                  "gnm_1000_500", "star_tail"])
+def test_sizes_and_largest_against_oracle(name):
+    src, dst, n = ZOO[name]
+    count, labels = reference_components(src, dst, n)
+    sizes = concomp.component_sizes((src, dst), num_nodes=n, device="cpu")
+    np.testing.assert_array_equal(sizes, np.bincount(labels, minlength=count))
+    largest = concomp.largest_component((src, dst), num_nodes=n, device="cpu")
+    want = np.flatnonzero(labels == np.argmax(sizes)) if count else np.zeros(0, np.int64)
+    np.testing.assert_array_equal(largest, want)
+    assert concomp.number_connected_components((src, dst), num_nodes=n) == count
+
+
+def test_empty_graph_results_have_the_right_types():
+    none = np.zeros(0, np.int64)
+    count, labels = concomp.connected_components((none, none), num_nodes=0)
+    assert count == 0 and type(count) is int and labels.shape == (0,)
+    assert concomp.component_sizes((none, none), num_nodes=0).shape == (0,)
+    assert concomp.largest_component((none, none), num_nodes=0).shape == (0,)
+
+
+# --------------------------------------------------------------------------- input kinds
+EDGES = (np.array([0, 1, 4, 6, 6]), np.array([1, 2, 5, 7, 6]))
+N = 9
+REF = reference_components(*EDGES, N)
+
+
+def _check(graph, device="cpu", **kwargs):
+    count, labels = concomp.connected_components(graph, device=device, **kwargs)
+    assert count == REF[0]
+    np.testing.assert_array_equal(labels, REF[1])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_input_edge_arrays(dtype):
+    src, dst = (a.astype(dtype) for a in EDGES)
+    _check((src, dst), num_nodes=N)
+    _check((src.tolist(), dst.tolist()), num_nodes=N)
+    _check(np.stack([src, dst]), num_nodes=N)        # (2, m)
+    _check(np.stack([src, dst], axis=1), num_nodes=N)  # (m, 2)
+    _check((src, dst, np.ones(src.shape[0])), num_nodes=N)
+
+
+@pytest.mark.xfail(strict=True, reason="as_graph reads a list of 3 pairs as (src, dst, weights)")
+def test_python_list_of_three_pairs_reads_as_m_by_2():
+    count, labels = concomp.connected_components([[0, 1], [1, 2], [5, 6]])
+    assert count == 4 and labels.tolist() == [0, 0, 0, 1, 2, 3, 3]
+
+
+def test_two_by_two_array_reads_as_two_rows():
+    count, labels = concomp.connected_components(np.array([[0, 1], [2, 3]]))
+    assert count == 2 and labels.tolist() == [0, 1, 0, 1]
+
+
+SPARSE_FORMATS = ["coo", "csr", "csc", "lil", "dok", "bsr", "dia"]
+
+
+@pytest.mark.parametrize("kind", ["matrix", "array"])
+@pytest.mark.parametrize("fmt", SPARSE_FORMATS)
+def test_input_scipy_sparse(fmt, kind):
+    make = sp.coo_matrix if kind == "matrix" else sp.coo_array
+    A = make((np.ones(len(EDGES[0])), EDGES), shape=(N, N)).asformat(fmt)
+    _check(A)
+
+
+def test_input_sparse_explicit_zeros_are_edges():
+    A = sp.csr_array((np.zeros(len(EDGES[0])), EDGES[1], np.r_[0, np.cumsum(
+        np.bincount(EDGES[0], minlength=N))]), shape=(N, N))
+    _check(A)
+
+
+def test_input_pandas():
+    pd = pytest.importorskip("pandas")
+    _check(pd.DataFrame({"source": EDGES[0], "target": EDGES[1]}), num_nodes=N)
+    _check(pd.DataFrame({"a": EDGES[0], "b": EDGES[1]}), num_nodes=N)
+
+
+def test_input_polars():
+    pl = pytest.importorskip("polars")
+    _check(pl.DataFrame({"src": EDGES[0], "dst": EDGES[1]}), num_nodes=N)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_input_networkx(directed):
+    nx = pytest.importorskip("networkx")
+    G = nx.DiGraph() if directed else nx.Graph()
+    names = [f"v{i}" for i in range(N)]
+    G.add_nodes_from(names)
+    G.add_edges_from((names[u], names[v]) for u, v in zip(*EDGES, strict=True))
+    _check(G)
+
+
+def test_input_torch_edge_index():
+    torch = pytest.importorskip("torch")
+    _check(torch.tensor(np.stack(EDGES)), num_nodes=N)
+
+
+def test_input_graph_object():
+    g = concomp.Graph.from_edges(*EDGES, num_nodes=N)
+    _check(g)
+    _check(concomp.as_graph(g))
+
+
+def test_input_file_path(tmp_path):
+    pytest.importorskip("concomp.io")
+    path = tmp_path / "tiny.txt"
+    lines = ["# Undirected graph", f"# Nodes: {N} Edges: {len(EDGES[0])}"]
+    lines += [f"{u}\t{v}" for u, v in zip(*EDGES, strict=True)]
+    path.write_text("\n".join(lines) + "\n")
+    _check(path)
+    _check(str(path))
+
+
+# --------------------------------------------------------------------------- devices
+@pytest.mark.skipif(HAS_GPU, reason="a GPU is usable here")
+def test_device_gpu_without_gpu_raises_with_reason():
+    with pytest.raises(DeviceUnavailableError, match="device='gpu' cannot run here: .+"):
+        concomp.connected_components(EDGES, num_nodes=N, device="gpu")
+
+
+def test_bad_device_string_raises():
+    with pytest.raises(ValueError, match="device"):
+        concomp.connected_components(EDGES, num_nodes=N, device="tpu")
+
+
+def test_env_device_is_honoured(monkeypatch):
+    monkeypatch.setenv("CONCOMP_DEVICE", "cpu")
+    _check(EDGES, num_nodes=N, device="auto")
+    monkeypatch.setenv("CONCOMP_DEVICE", "bogus")
+    with pytest.raises(InvalidGraphError, match="CONCOMP_DEVICE"):
+        concomp.connected_components(EDGES, num_nodes=N, device="auto")
+    if not HAS_GPU:
+        monkeypatch.setenv("CONCOMP_DEVICE", "gpu")
+        with pytest.raises(DeviceUnavailableError):
+            concomp.connected_components(EDGES, num_nodes=N)
+    _check(EDGES, num_nodes=N, device="cpu")  # an explicit device wins over the variable
+
+
+def test_bad_algorithm_raises():
+    with pytest.raises(concomp.InvalidVariantError, match="algorithm"):
+        concomp.connected_components(EDGES, num_nodes=N, algorithm="no-such-thing")
+
+
+@pytest.mark.gpu
+def test_gpu_output_follows_input():
+    import cupy as cp
+
+    _, labels = concomp.connected_components(EDGES, num_nodes=N, device="gpu")
+    assert isinstance(labels, np.ndarray)
+    _, labels = concomp.connected_components(tuple(cp.asarray(a) for a in EDGES),
+                                                 num_nodes=N)
+    assert isinstance(labels, cp.ndarray) and labels.dtype == np.int32
+    np.testing.assert_array_equal(cp.asnumpy(labels), REF[1])
+
+
+# --------------------------------------------------------------------------- real graphs
+REAL = real_graph_paths()
+NAMED_ON_REAL = ("rem", "afforest", "none-ecl-jump-csr")
+
+
+@pytest.mark.parametrize("path", REAL or [pytest.param(None, marks=pytest.mark.skip(
+    reason="no real graphs found (../shared/data/real or $CONCOMP_REAL_DATA)"))],
+    ids=lambda p: p.name if p is not None else "none")
+def test_real_graph_counts(path, real_data_dir):
+    io = pytest.importorskip("concomp.io")
+    facts = real_graph_facts().get(path.name)
+    if facts is None:
+        pytest.skip(f"{path.name} is not in the data README's table")
+    g = io.read_graph(path)
+    assert g.num_nodes == facts.num_nodes
+    for algorithm in ("auto",) + NAMED_ON_REAL:
+        count, labels = concomp.connected_components(g, device="cpu", algorithm=algorithm)
+        assert count == facts.weak_components, algorithm
+        assert int(np.bincount(labels).max()) == facts.largest_component, algorithm
