@@ -127,7 +127,6 @@ def test_input_edge_arrays(dtype):
     _check((src, dst, np.ones(src.shape[0])), num_nodes=N)
 
 
-@pytest.mark.xfail(strict=True, reason="as_graph reads a list of 3 pairs as (src, dst, weights)")
 def test_python_list_of_three_pairs_reads_as_m_by_2():
     count, labels = concomp.connected_components([[0, 1], [1, 2], [5, 6]])
     assert count == 4 and labels.tolist() == [0, 0, 0, 1, 2, 3, 3]

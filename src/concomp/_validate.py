@@ -31,6 +31,7 @@ def as_graph(
     source: str | None = None,
     target: str | None = None,
     weight: str | None = None,
+    with_weights: bool = True,
 ) -> Graph:
     """Normalise any graph-like input into a validated :class:`Graph`.
 
@@ -55,6 +56,9 @@ def as_graph(
         Override whether the input is treated as directed.
     source, target, weight : str, optional
         Column names for data frames.
+    with_weights : bool
+        False drops weights carried by the input (connectivity never reads them,
+        so NaN weights are then no error).
 
     Returns
     -------
@@ -88,14 +92,15 @@ def as_graph(
         g = read_graph(graph)
         return as_graph(g, num_nodes, weights=weights, directed=directed)
     if _is_scipy_sparse(graph) or is_cupy_sparse(graph):
-        return _from_sparse(graph, num_nodes, weights, bool(directed))
+        return _from_sparse(graph, num_nodes, weights, bool(directed), with_weights)
     if _is_networkx(graph):
         return _from_networkx(graph, num_nodes, weights, directed)
     if _is_dataframe(graph):
         return _from_frame(graph, num_nodes, weights, bool(directed), source, target, weight)
     if is_torch_tensor(graph):
         graph = _torch_to_array(graph)
-    if isinstance(graph, (tuple, list)) and len(graph) in (2, 3) and not _is_scalar_seq(graph):
+    # A tuple is (src, dst) or (src, dst, weights); a list of pairs is an (m, 2) array.
+    if isinstance(graph, tuple) and len(graph) in (2, 3) and not _is_scalar_seq(graph):
         src, dst = graph[0], graph[1]
         if len(graph) == 3 and weights is None:
             weights = graph[2]
@@ -289,7 +294,8 @@ def _torch_to_array(t: Any) -> Any:
     return t.detach().cpu().numpy()
 
 
-def _from_sparse(A: Any, num_nodes: int | None, weights: Any, directed: bool) -> Graph:
+def _from_sparse(A: Any, num_nodes: int | None, weights: Any, directed: bool,
+                 with_weights: bool = True) -> Graph:
     shape = A.shape
     if len(shape) != 2 or shape[0] != shape[1]:
         raise InvalidGraphError(f"argument `graph`: adjacency matrix must be square, got shape "
@@ -298,9 +304,11 @@ def _from_sparse(A: Any, num_nodes: int | None, weights: Any, directed: bool) ->
     if A.data.dtype.kind not in "iufb":
         raise InvalidGraphError(f"argument `graph`: matrix dtype {A.data.dtype} is not numeric. "
                                 "Fix: convert with .astype(float).")
-    w = A.data if weights is None else weights
-    n = shape[0] if num_nodes is None else num_nodes
-    return csr_to_graph(A.indptr, A.indices, n, weights=w, directed=directed)
+    w = (A.data if with_weights else None) if weights is None else weights
+    if num_nodes is not None and num_nodes != shape[0]:
+        raise InvalidGraphError(f"argument `num_nodes`: {num_nodes} differs from the matrix "
+                                f"size {shape[0]}. Fix: drop num_nodes or resize the matrix.")
+    return csr_to_graph(A.indptr, A.indices, shape[0], weights=w, directed=directed)
 
 
 def _from_networkx(G: Any, num_nodes: int | None, weights: Any, directed: bool | None) -> Graph:

@@ -154,7 +154,7 @@ def connected_components(
     Sutton, Ben-Nun, Barak: Afforest (k-out sampling); Hong, Dhulipala, Shun:
     GConn. Both in ``../shared/papers/``.
     """
-    g = as_graph(graph, num_nodes)
+    g = as_graph(graph, num_nodes, with_weights=False)
     roots = component_roots(g, device=device, algorithm=algorithm,
                             max_device_bytes=max_device_bytes)
     if canonical:
@@ -188,6 +188,7 @@ def component_sizes(graph: Any, **kwargs: Any) -> Any:
     >>> concomp.component_sizes((np.array([0, 1]), np.array([1, 2])), num_nodes=5).tolist()
     [3, 1, 1]
     """
+    kwargs["canonical"] = True  # sizes are indexed by the canonical label
     count, labels = connected_components(graph, **kwargs)
     xp = _xp(labels)
     return xp.bincount(labels, minlength=count)

@@ -55,7 +55,7 @@ class Graph:
     (4, 2)
     >>> indptr, indices, eid = g.undirected_csr()
     >>> indptr.tolist(), indices.tolist(), eid.tolist()
-    ([0, 1, 3, 4, 4], [1, 0, 2, 1], [0, 0, 1, 1])
+    ([0, 1, 3, 4, 4], [1, 2, 0, 1], [0, 1, 0, 1])
     """
 
     __slots__ = (

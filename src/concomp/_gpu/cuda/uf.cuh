@@ -189,8 +189,6 @@ struct UniteHooks {
 };
 
 // Rem's splicing rules (ConnectIt): what a non-root rx does while walking up.
-// Reads are plain (L1-cacheable): a stale parent is still an ancestor, and a
-// failed CAS is harmless, so only progress matters (see UniteRem).
 struct SpliceAtomic {
     template <typename I>
     static __device__ __forceinline__ I step(I* p, I rx, I prx, I pry) {
@@ -201,26 +199,26 @@ struct SpliceAtomic {
 struct SplitAtomicOne {
     template <typename I>
     static __device__ __forceinline__ I step(I* p, I rx, I prx, I) {
-        cas(p + rx, prx, p[prx]);
+        cas(p + rx, prx, ld(p + prx));
         return prx;
     }
 };
 struct HalveAtomicOne {
     template <typename I>
     static __device__ __forceinline__ I step(I* p, I rx, I prx, I) {
-        I pp = p[prx];
+        I pp = ld(p + prx);
         cas(p + rx, prx, pp);
         return pp;
     }
 };
 
-// Rem's algorithm with plain loads. Correct with stale reads because parents
-// always have smaller ids than their children and ancestry never breaks:
-// - prx == pry (even read at different times) is a common ancestor: same tree;
-// - linking root rx under pry < rx cannot close a cycle (pry is no descendant);
-// Every iteration that does not return makes rx strictly smaller (a move to an
-// ancestor, or to the fresh parent a failed link CAS returns), so it terminates
-// even if a stale cached line keeps claiming that rx is a root.
+// Rem's algorithm. Parents always have smaller ids than their children and
+// ancestry never breaks, so: prx == pry (even read at different times) is a
+// common ancestor (same tree); linking root rx under pry < rx cannot close a
+// cycle; and every iteration that does not return makes rx strictly smaller (a
+// move to an ancestor, or to the parent a failed link CAS returns). Plain
+// (L1-cached) loads would also be correct by this argument, but measured slower
+// on high-diameter graphs, so reads are relaxed GPU-scope loads.
 template <class S, bool LOCK>
 struct UniteRem {
     template <typename I>
@@ -249,7 +247,7 @@ struct UniteRem {
         I* p = s.p;
         I rx = x, ry = y;
         while (true) {
-            I prx = p[rx], pry = p[ry];
+            I prx = ld(p + rx), pry = ld(p + ry);
             if (prx == pry) return -1;
             if (prx < pry) {
                 I t = rx; rx = ry; ry = t;
