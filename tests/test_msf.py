@@ -20,7 +20,7 @@ from concomp.errors import (
     InvalidVariantError,
 )
 from concomp.graph import Graph
-from concomp.msf import SpanningForest, minimum_spanning_forest
+from concomp.msf import MinimumSpanningForest, minimum_spanning_forest
 from concomp.testing.msf import assert_minimum_spanning_forest, kruskal_reference
 
 CPU_ALGORITHMS = ("kruskal", "boruvka", "prim")
@@ -97,7 +97,7 @@ def _graph(name: str) -> Graph:
 def test_cpu_matches_oracle(name: str, algorithm: str) -> None:
     g = _graph(name)
     result = minimum_spanning_forest(g, algorithm=algorithm, device="cpu")
-    assert isinstance(result, SpanningForest) and isinstance(result.edge_ids, np.ndarray)
+    assert isinstance(result, MinimumSpanningForest) and isinstance(result.edge_ids, np.ndarray)
     assert_minimum_spanning_forest(g, result)
 
 

@@ -7,10 +7,15 @@ Graph, as_graph
     graph-like input.
 connected_components, number_connected_components, component_sizes, largest_component
     Static (weak) connected components.
+spanning_forest, SpanningForest
+    A spanning forest (n - c input edges) on the CPU or GPU, any root-based variant.
+IncrementalConnectivity
+    Batches of edge inserts and connectivity queries on a growing vertex set,
+    with save/load.
 stream_components
     Components of an edge stream (chunks from memory, files, Parquet), through the
     GPU in pinned double-buffered chunks, or on the CPU.
-minimum_spanning_forest
+minimum_spanning_forest, MinimumSpanningForest
     Minimum (or maximum) spanning forests: Boruvka, Prim, Kruskal on CPU and GPU.
 read_graph, write_graph
     Graph files: SNAP, CSV, Matrix Market, DIMACS, PACE, METIS, npz, Parquet.
@@ -45,7 +50,9 @@ from .errors import (
 )
 from .graph import Graph
 from .io import read_graph, write_graph
-from .msf import minimum_spanning_forest
+from .forest import SpanningForest, spanning_forest
+from .incremental import IncrementalConnectivity
+from .msf import MinimumSpanningForest, minimum_spanning_forest
 from .streaming import stream_components
 from .variants import Variant, all_variants
 
@@ -58,7 +65,11 @@ __all__ = [
     "number_connected_components",
     "component_sizes",
     "largest_component",
+    "spanning_forest",
+    "SpanningForest",
+    "IncrementalConnectivity",
     "minimum_spanning_forest",
+    "MinimumSpanningForest",
     "stream_components",
     "read_graph",
     "write_graph",

@@ -25,7 +25,7 @@ from ._validate import as_graph
 from .errors import InvalidVariantError
 from .graph import Graph
 
-__all__ = ["ALGORITHMS", "GPU_MIN_EDGES", "SpanningForest", "minimum_spanning_forest"]
+__all__ = ["ALGORITHMS", "GPU_MIN_EDGES", "MinimumSpanningForest", "minimum_spanning_forest"]
 
 log = logging.getLogger("concomp.msf")
 
@@ -36,7 +36,7 @@ GPU_MIN_EDGES = 100_000
 
 
 @dataclass(frozen=True)
-class SpanningForest:
+class MinimumSpanningForest:
     """The edges of a spanning forest and their total weight.
 
     Arrays are NumPy for host input and CuPy for device input. Edges are listed
@@ -83,7 +83,7 @@ class SpanningForest:
 
 
 def minimum_spanning_forest(graph: Any, weights: Any = None, *, algorithm: str = "auto",
-                            maximum: bool = False, device: str = "auto") -> SpanningForest:
+                            maximum: bool = False, device: str = "auto") -> MinimumSpanningForest:
     """Minimum (or maximum) spanning forest of an undirected weighted graph.
 
     Parameters
@@ -114,7 +114,7 @@ def minimum_spanning_forest(graph: Any, weights: Any = None, *, algorithm: str =
 
     Returns
     -------
-    SpanningForest
+    MinimumSpanningForest
         Unlike :func:`scipy.sparse.csgraph.minimum_spanning_tree`, zero-weight
         edges are kept (SciPy drops them from its output).
 
@@ -188,7 +188,7 @@ def _run_gpu(g: Graph, algorithm: str, maximum: bool):
                                       maximum=maximum)
 
 
-def _forest(g: Graph, ids: Any) -> SpanningForest:
+def _forest(g: Graph, ids: Any) -> MinimumSpanningForest:
     """Gather the forest's endpoints and weights on the graph's own device."""
     xp = g.xp
     ids = (to_numpy(ids) if g.device == "cpu" else xp.asarray(ids)).astype(np.int64, copy=False)
@@ -197,5 +197,5 @@ def _forest(g: Graph, ids: Any) -> SpanningForest:
     # floats add up in float64 whatever their width, so every device reports the same total
     total = w.sum(dtype=np.float64 if w.dtype.kind == "f" else None).item() if ids.shape[0] \
         else (0.0 if w.dtype.kind == "f" else 0)
-    return SpanningForest(src=src[ids], dst=dst[ids], edge_ids=ids, weights=w,
+    return MinimumSpanningForest(src=src[ids], dst=dst[ids], edge_ids=ids, weights=w,
                           total_weight=total, num_nodes=g.num_nodes)

@@ -5,7 +5,8 @@ race-free (flattening, label counting) runs in parallel. Every union links the
 larger root under the smaller, so each final root is its component's minimum
 vertex id: that makes SciPy's label order a prefix sum away.
 
-Compression codes (``mode``): 0 naive, 1 split, 2 halve, 3 full compression.
+Compression codes (``mode``): 0 naive, 1 split, 2 halve, 3 full compression,
+4 Rem's splice (finds stay naive).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-NAIVE, SPLIT, HALVE, COMPRESS = 0, 1, 2, 3
+NAIVE, SPLIT, HALVE, COMPRESS, SPLICE = 0, 1, 2, 3, 4
 MODE_OF = {"naive": NAIVE, "split": SPLIT, "halve": HALVE, "compress": COMPRESS,
-           "splice": HALVE}
+           "splice": SPLICE}
 
 
 @nb.njit(cache=True, inline="always")
@@ -60,7 +61,7 @@ def rem_union(p, x, y, mode):
     """Rem's algorithm: walk both paths up by parent order, splicing as it goes.
 
     Relies on ``p[x] <= x``. ``mode`` HALVE/SPLIT compress one step per move
-    (HalveAtomicOne / SplitAtomicOne), otherwise Rem's splice.
+    (HalveAtomicOne / SplitAtomicOne); SPLICE (or any other) is Rem's splice.
     """
     rx, ry = x, y
     while p[rx] != p[ry]:

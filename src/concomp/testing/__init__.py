@@ -6,6 +6,9 @@ concomp. Nothing here imports CuPy.
 Oracles (:mod:`concomp.testing.oracles`)
     ``reference_components``, ``reference_strong_components``, ``canonical``,
     ``assert_same_partition``, ``assert_components_equal``.
+Forest checkers (:mod:`concomp.testing.forest`, :mod:`concomp.testing.msf`)
+    ``assert_spanning_forest``, ``scipy_labels``, ``assert_minimum_spanning_forest``,
+    ``kruskal_reference``.
 Graph zoo (:mod:`concomp.testing.zoo`)
     ``graph_zoo``, ``ZooGraph``, ``real_data_dir``, ``real_graph_paths``,
     ``real_graph_facts``, ``RealGraphFacts``.
@@ -13,6 +16,8 @@ Graph zoo (:mod:`concomp.testing.zoo`)
 
 from __future__ import annotations
 
+from .forest import assert_spanning_forest, scipy_labels
+from .msf import assert_minimum_spanning_forest, kruskal_reference
 from .oracles import (
     assert_components_equal,
     assert_same_partition,
@@ -30,6 +35,10 @@ from .zoo import (
 )
 
 __all__ = [
+    "assert_spanning_forest",
+    "scipy_labels",
+    "assert_minimum_spanning_forest",
+    "kruskal_reference",
     "reference_components",
     "reference_strong_components",
     "canonical",

@@ -69,7 +69,7 @@ def assert_minimum_spanning_forest(graph: Any, result: Any, *, weights: Any = No
                                    maximum: bool = False) -> None:
     """Raise ``AssertionError`` unless ``result`` is the graph's tie-broken MSF.
 
-    Checks that ``result`` (a :class:`concomp.SpanningForest`, NumPy or CuPy)
+    Checks that ``result`` (a :class:`concomp.MinimumSpanningForest`, NumPy or CuPy)
     names valid non-loop edges with their input endpoints and weights, that it
     is acyclic and spans every component, that its total weight is the sum of
     its weights, and that its edge set is exactly the one the tie rule

@@ -1,0 +1,439 @@
+"""Incremental (streaming) connectivity: batches of edge inserts and connectivity queries.
+
+GConn's incremental setting (Algorithm 3): the union-find state persists between
+batches, each batch arrives in COO form and is processed with a root-based
+finish rule only, never revisiting earlier batches. Semantics of one batch:
+**all inserts of the batch first, then its queries**, so a query observes every
+insert of earlier batches and every insert of its own batch, wherever it sits
+in the batch. The vertex set grows on demand: any id a batch names (insert or
+query) becomes a vertex, new ones as singletons.
+
+References
+----------
+Hong, Dhulipala, Shun: GConn (PACT 2020), section 3.6, ``../shared/papers/``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._arrays import is_torch_tensor, to_numpy
+from ._dispatch import _requested
+from ._validate import check_ids
+from .errors import DeviceUnavailableError, InvalidGraphError, InvalidVariantError
+from .forest import SpanningForest
+from .variants import COMPRESS_RULES, Finish, Variant, resolve_variant
+
+__all__ = ["INSERT", "QUERY", "IncrementalConnectivity", "legal_algorithms", "plan_capacity"]
+
+log = logging.getLogger("concomp.incremental")
+
+INSERT, QUERY = 0, 1  #: op codes of :meth:`IncrementalConnectivity.process` (GConn's batches)
+#: Largest capacity kept in int32 (ids must fit the index type); beyond it, int64.
+INT32_CAPACITY = int(np.iinfo(np.int32).max)
+#: Smallest capacity allocated once anything is stored (growth is geometric from here).
+MIN_CAPACITY = 1024
+DEFAULT_ALGORITHM = "none-async-split-coo"  # GConn's best incremental rule
+FORMAT_VERSION = 1  #: version of the .npz layout written by ``save``
+_FINISHES = {"cpu": (Finish.ASYNC, Finish.REM_CAS),
+             "gpu": (Finish.ASYNC, Finish.EARLY, Finish.HOOKS, Finish.REM_CAS, Finish.REM_LOCK)}
+
+
+def legal_algorithms(device: str) -> list[str]:
+    """Variant strings the incremental engine of ``device`` runs (no sampling, COO).
+
+    On the GPU Rem's ``splice`` is left out: run concurrently it moves subtrees
+    without a root link, so the recorded spanning forest could close cycles.
+
+    Examples
+    --------
+    >>> legal_algorithms("cpu")[:2]
+    ['none-async-naive-coo', 'none-async-split-coo']
+    """
+    return [str(Variant("none", f, c, "coo")) for f in _FINISHES[device] for c in COMPRESS_RULES[f]
+            if not (device == "gpu" and c == "splice")]
+
+
+def plan_capacity(capacity: int, dtype: Any, needed: int) -> tuple[int, np.dtype]:
+    """Capacity and index dtype that hold ``needed`` vertices, growing geometrically.
+
+    Stays in int32 while ``needed`` fits (capping the doubling at
+    :data:`INT32_CAPACITY`), switches to int64 beyond. Pure arithmetic: nothing
+    is allocated.
+
+    Examples
+    --------
+    >>> plan_capacity(0, "int32", 10)
+    (1024, dtype('int32'))
+    >>> plan_capacity(2**30, "int32", 2**31 + 5)
+    (2147483653, dtype('int64'))
+    """
+    dt = np.dtype(dtype)
+    if needed <= capacity:
+        return capacity, dt
+    new = max(needed, 2 * capacity, MIN_CAPACITY)
+    if dt == np.int32 and new > INT32_CAPACITY:
+        if needed <= INT32_CAPACITY:
+            new = INT32_CAPACITY
+        else:
+            dt = np.dtype(np.int64)
+    return new, dt
+
+
+def _choose_device(device: Any) -> str:
+    want = _requested(device)
+    if want == "cpu":
+        return "cpu"
+    from ._gpu._compat import gpu_status
+
+    ok, reason = gpu_status()
+    if want == "gpu" and not ok:
+        raise DeviceUnavailableError(f"device='gpu' cannot run here: {reason}. Fix: use "
+                                     "device='cpu' or 'auto'.")
+    # a stream has no size to weigh up front: the state lives where the engine runs
+    log.debug("IncrementalConnectivity: device=%s -> %s (%s)", device, "gpu" if ok else "cpu",
+              reason)
+    return "gpu" if ok else "cpu"
+
+
+def _choose_variant(algorithm: Any, dev: str) -> Variant:
+    variant = resolve_variant(algorithm) or Variant.parse(DEFAULT_ALGORITHM)
+    if str(variant) not in legal_algorithms(dev):
+        raise InvalidVariantError(
+            f"algorithm={str(variant)!r} is not an incremental rule of the {dev} engine; "
+            f"batches are COO edge lists without sampling (GConn, section 3.6). Legal choices: "
+            f"{', '.join(legal_algorithms(dev))}.")
+    return variant
+
+
+# --------------------------------------------------------------------------- batches
+def _is_cupy(a: Any) -> bool:
+    # by module name only: _arrays.is_cupy_array's hasattr builds the CUDA array
+    # interface dict, a measurable share of a small batch's host time
+    return type(a).__module__.split(".")[0] == "cupy"
+
+
+@dataclass
+class Batch:
+    """A batch normalised for the engine: id arrays int32/int64 of one dtype on its device."""
+
+    kind: str  # "insert", "query" or "mixed"
+    ops: Any
+    u: Any
+    v: Any
+    names: tuple[str, str]
+    like: str  # where the caller's data lives: results go back there
+
+    def raise_error(self, neg: int, bad: int) -> None:
+        """Raise the message for a batch whose reduction found bad ids or op codes."""
+        if neg:  # check_ids names the first offending id and its position
+            check_ids(to_numpy(self.u), self.names[0], None)
+            check_ids(to_numpy(self.v), self.names[1], None)
+        ops = to_numpy(self.ops)
+        i = int(np.flatnonzero((ops != INSERT) & (ops != QUERY))[0])
+        raise InvalidGraphError(
+            f"argument `ops`: code {ops[i]} at position {i} is not valid ({bad} bad codes); "
+            f"use {INSERT} (insert) or {QUERY} (query). Fix: map the batch's op codes to 0/1.")
+
+
+def _array(a: Any, name: str) -> Any:
+    if is_torch_tensor(a):
+        a = a.detach()
+        if a.is_cuda:
+            import cupy
+
+            a = cupy.from_dlpack(a)
+        else:
+            a = a.cpu().numpy()
+    if not _is_cupy(a):
+        try:
+            a = np.asarray(a)
+        except Exception as exc:  # ragged lists and other odd objects
+            raise InvalidGraphError(f"argument `{name}`: cannot convert {type(a).__name__} to "
+                                    f"an array ({exc}). Fix: pass a 1-D integer array.") from exc
+    if a.ndim == 0:
+        a = a.reshape(1)
+    if a.ndim != 1:
+        raise InvalidGraphError(f"argument `{name}`: expected a 1-D array, got shape "
+                                f"{tuple(a.shape)}. Fix: pass a flat array (use .ravel()).")
+    return a
+
+
+def _ids(a: Any, name: str) -> Any:
+    a = _array(a, name)
+    if a.dtype.kind == "b" or a.dtype.kind not in "iuf":
+        raise InvalidGraphError(f"argument `{name}`: vertex ids must be integers, got dtype "
+                                f"{a.dtype}. Fix: convert with .astype(numpy.int64).")
+    if a.dtype.kind == "f" or a.dtype == np.uint64:  # NaN, fractions, ids beyond int64
+        a = check_ids(a, name, None)
+    return a if a.dtype in (np.int32, np.int64) else a.astype(np.int64)
+
+
+def _ops(a: Any) -> Any:
+    a = _array(a, "ops")
+    if a.dtype.kind == "b" or a.shape[0] == 0:  # an empty list arrives as float64
+        return a.astype(np.int8)
+    if a.dtype.kind not in "iu":
+        raise InvalidGraphError(f"argument `ops`: op codes must be integers (0 insert, 1 "
+                                f"query), got dtype {a.dtype}. Fix: pass an int8 array.")
+    return a if a.dtype in (np.int8, np.int32, np.int64) else a.astype(np.int64)
+
+
+def prepare(kind: str, ops: Any, u: Any, v: Any, names: tuple[str, str], device: str) -> Batch:
+    """Check shapes and dtypes of a batch and move it to ``device`` (no reduction yet)."""
+    like = "gpu" if _is_cupy(u) or (is_torch_tensor(u) and u.is_cuda) else "cpu"
+    u, v = _ids(u, names[0]), _ids(v, names[1])
+    if u.shape[0] != v.shape[0]:
+        raise InvalidGraphError(f"arguments `{names[0]}` and `{names[1]}` differ in length "
+                                f"({u.shape[0]} vs {v.shape[0]}). Fix: pass one pair per op.")
+    if ops is not None:
+        ops = _ops(ops)
+        if ops.shape[0] != u.shape[0]:
+            raise InvalidGraphError(f"argument `ops`: {ops.shape[0]} codes for {u.shape[0]} "
+                                    "pairs. Fix: pass one op code per pair.")
+    if u.dtype != v.dtype:
+        u, v = u.astype(np.int64), v.astype(np.int64)
+    if device == "gpu":
+        import cupy as cp
+
+        u, v = cp.asarray(u), cp.asarray(v)
+        ops = None if ops is None else cp.asarray(ops)
+    else:
+        u, v = to_numpy(u), to_numpy(v)
+        ops = None if ops is None else to_numpy(ops)
+    return Batch(kind, ops, u, v, names, like)
+
+
+def place(result: Any, like: str) -> Any:
+    """Return ``result`` on the device the caller's batch came from."""
+    gpu = _is_cupy(result)
+    if like == "cpu":
+        return result.get() if gpu else result
+    if not gpu:
+        import cupy
+
+        return cupy.asarray(result)
+    return result
+
+
+def save_state(path: Any, arrays: dict[str, np.ndarray], **meta: Any) -> None:
+    np.savez(path, format_version=np.int64(FORMAT_VERSION), **arrays,
+             **{f"meta_{k}": np.asarray(val) for k, val in meta.items()})
+
+
+def load_state(path: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    from ._cpu.incremental import STATE_ARRAYS
+
+    with np.load(path, allow_pickle=False) as z:
+        if "format_version" not in z.files or int(z["format_version"]) != FORMAT_VERSION:
+            raise InvalidGraphError(f"argument `path`: {path!r} is not a saved "
+                                    f"IncrementalConnectivity (format {FORMAT_VERSION}). Fix: "
+                                    "pass a file written by IncrementalConnectivity.save.")
+        meta = {k[5:]: z[k].item() for k in z.files if k.startswith("meta_")}
+        arrays = {name: z[name] for name in STATE_ARRAYS}
+    return meta, arrays
+
+
+class IncrementalConnectivity:
+    """Connectivity of a growing graph under batches of inserts and queries.
+
+    Parameters
+    ----------
+    num_nodes : int, optional
+        Initial number of vertices (default 0); ids beyond it are accepted and
+        grow the vertex set (capacity doubles; new slots start as singletons).
+    device : {"auto", "cpu", "gpu"}
+        ``"auto"`` (or ``CONCOMP_DEVICE``) keeps the state on the GPU when one
+        is usable, else on the CPU. Results come back where the batch came from
+        (NumPy batches get NumPy results, CuPy batches CuPy results).
+    algorithm : str
+        ``"auto"`` (Union-Async with path splitting, ``"none-async-split-coo"``)
+        or one of :func:`legal_algorithms`.
+
+    Notes
+    -----
+    Determinism: labels, roots, query results, component counts and sizes are
+    the same on every run and engine. On the CPU an insert reports True exactly
+    when nothing earlier (earlier batches, earlier positions of its batch)
+    connected its endpoints. On the GPU a batch's inserts run concurrently:
+    how many report True is fixed, but among inserts that could join the same
+    two components, which one wins depends on thread timing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp.incremental import IncrementalConnectivity
+    >>> ic = IncrementalConnectivity(device="cpu")
+    >>> ic.insert([0, 2], [1, 3]).tolist()
+    [True, True]
+    >>> ic.process([1, 0, 1], [0, 1, 5], [3, 2, 5]).tolist()  # query, insert, query
+    [True, True, True]
+    >>> ic.labels().tolist(), ic.num_components
+    ([0, 0, 0, 0, 1, 2], 3)
+    """
+
+    def __init__(self, num_nodes: int | None = None, *, device: str = "auto",
+                 algorithm: str | Variant = "auto") -> None:
+        n = 0 if num_nodes is None else num_nodes
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise InvalidGraphError(f"argument `num_nodes`: expected an int >= 0, got "
+                                    f"{num_nodes!r}. Fix: pass a count or None.")
+        self._requested = (device, str(algorithm))
+        dev = _choose_device(device)
+        self._variant = _choose_variant(algorithm, dev)
+        cap, dt = plan_capacity(0, np.int32, int(n))
+        if dev == "gpu":
+            from ._gpu.incremental import GpuIncremental as Engine
+        else:
+            from ._cpu.incremental import CpuIncremental as Engine
+        self._engine = Engine(self._variant, cap, dt)
+        self._n = int(n)
+        self._batches = 0
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def num_nodes(self) -> int:
+        """Current number of vertices (largest id seen + 1, or ``num_nodes`` if larger)."""
+        return self._n
+
+    @property
+    def num_batches(self) -> int:
+        """Batches applied so far (calls of :meth:`insert` and :meth:`process`)."""
+        return self._batches
+
+    @property
+    def num_components(self) -> int:
+        """Number of connected components (isolated vertices count)."""
+        return self._n - self._engine.num_links()
+
+    @property
+    def device(self) -> str:
+        """``"cpu"`` or ``"gpu"``: where the state lives."""
+        return self._engine.device
+
+    @property
+    def algorithm(self) -> str:
+        """The variant string of the union rule."""
+        return str(self._variant)
+
+    @property
+    def capacity(self) -> int:
+        """Allocated vertex slots (grows geometrically)."""
+        return self._engine.capacity
+
+    @property
+    def index_dtype(self) -> np.dtype:
+        """int32 while every id fits, int64 beyond."""
+        return self._engine.dtype
+
+    def __repr__(self) -> str:
+        return (f"IncrementalConnectivity(num_nodes={self._n}, num_batches={self._batches}, "
+                f"device={self.device!r}, algorithm={self.algorithm!r})")
+
+    # ------------------------------------------------------------------ batches
+    def insert(self, src: Any, dst: Any) -> Any:
+        """Insert one batch of edges; return, per edge, whether it joined two components.
+
+        The batch is validated first (ids: non-negative integers, equal lengths)
+        and rejected whole with :class:`~concomp.InvalidGraphError` otherwise.
+        """
+        return self._apply(prepare("insert", None, src, dst, ("src", "dst"), self.device))
+
+    def connected(self, u: Any, v: Any) -> Any:
+        """Per pair, whether ``u[i]`` and ``v[i]`` are connected (a query-only batch)."""
+        return self._apply(prepare("query", None, u, v, ("u", "v"), self.device))
+
+    def process(self, ops: Any, u: Any, v: Any) -> Any:
+        """Apply a mixed batch: ``ops[i]`` is 0 (insert ``(u[i], v[i])``) or 1 (query).
+
+        Returns one bool per op: for an insert whether it joined two components,
+        for a query whether the endpoints are connected after all of the batch's
+        inserts.
+        """
+        return self._apply(prepare("mixed", ops, u, v, ("u", "v"), self.device))
+
+    def find(self, v: Any) -> Any:
+        """Root of each vertex: the smallest vertex id of its component (int64)."""
+        b = prepare("query", None, v, v, ("v", "v"), self.device)
+        self._reserve(b)
+        return place(self._engine.find(b.u.astype(self._engine.dtype, copy=False)), b.like)
+
+    def _apply(self, b: Batch) -> Any:
+        self._reserve(b)
+        dt = self._engine.dtype
+        u, v = b.u.astype(dt, copy=False), b.v.astype(dt, copy=False)
+        ops = None if b.ops is None else b.ops.astype(np.int8, copy=False)  # codes are 0 / 1 now
+        result = self._engine.run(b.kind, ops, u, v, self._batches)
+        if b.kind != "query":
+            self._batches += 1
+        return place(result, b.like)
+
+    def _reserve(self, b: Batch) -> None:
+        """Validate ``b`` on the engine (one reduction) and grow the state to hold its ids."""
+        neg, hi, bad = self._engine.bounds(b.ops, b.u, b.v)
+        if neg or bad:
+            b.raise_error(neg, bad)
+        eng = self._engine
+        cap, dt = plan_capacity(eng.capacity, eng.dtype, hi + 1)
+        if cap != eng.capacity or dt != eng.dtype:
+            need, limit = eng.state_bytes(cap, dt), eng.memory_limit()
+            # checked up front: a size that overflows would not fail cleanly on the GPU
+            if need > limit:
+                raise InvalidGraphError(
+                    f"vertex id {hi} needs state for {hi + 1} vertices ({need / 2**30:.3g} GiB), "
+                    f"more than the {eng.device} has ({limit / 2**30:.3g} GiB); ids must be "
+                    "dense. Fix: relabel the vertices to 0 .. n-1.")
+            try:
+                eng.resize(cap, dt)
+            except (MemoryError, ValueError, OverflowError) as exc:
+                raise InvalidGraphError(
+                    f"vertex id {hi} needs state for {hi + 1} vertices, which cannot be "
+                    f"allocated ({exc}); ids must be dense. Fix: relabel the vertices to "
+                    "0 .. n-1.") from exc
+        self._n = max(self._n, hi + 1)
+
+    # ------------------------------------------------------------------ results
+    def labels(self) -> Any:
+        """Component label per vertex, numbered like SciPy (by smallest vertex, from 0)."""
+        from .components import canonical_labels
+
+        return canonical_labels(self._engine.roots(self._n))[1]
+
+    def component_sizes(self) -> Any:
+        """Size of each component, indexed by label."""
+        lab = self.labels()
+        return self._engine.xp.bincount(lab, minlength=self.num_components)
+
+    def spanning_forest(self) -> SpanningForest:
+        """The inserts that joined two components, ordered by (batch, position in batch).
+
+        ``edge_ids`` holds the position, ``batch_ids`` the batch (0-based, one per
+        call of :meth:`insert` / :meth:`process`).
+        """
+        src, dst, batch, pos = self._engine.forest(self._n)
+        return SpanningForest(src=src, dst=dst, edge_ids=pos, num_nodes=self._n,
+                              num_components=self.num_components, batch_ids=batch)
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path: str | os.PathLike | Any) -> None:
+        """Write the whole state to an ``.npz`` file (see :meth:`load`)."""
+        save_state(path, self._engine.export(self._n), num_nodes=self._n,
+                   num_batches=self._batches, links=self._engine.num_links(),
+                   device=str(self._requested[0]), algorithm=self._requested[1],
+                   variant=self.algorithm, engine=self.device)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike | Any, *, device: str | None = None,
+             algorithm: str | None = None) -> IncrementalConnectivity:
+        """Rebuild a saved structure; ``device`` / ``algorithm`` default to the saved ones."""
+        meta, arrays = load_state(path)
+        ic = cls(meta["num_nodes"], device=meta["device"] if device is None else device,
+                 algorithm=meta["algorithm"] if algorithm is None else algorithm)
+        ic._engine.restore(arrays, meta["links"])
+        ic._batches = meta["num_batches"]
+        return ic

@@ -1,0 +1,179 @@
+"""Spanning forests: every CPU and GPU union-find variant over the graph zoo, checked by
+``concomp.testing.forest.assert_spanning_forest`` (SciPy components + a plain union-find)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from concomp._gpu._compat import gpu_status
+from concomp.errors import InvalidVariantError
+from concomp.forest import (
+    SpanningForest,
+    assemble,
+    forest_ids,
+    is_forest_variant,
+    spanning_forest,
+)
+from concomp.graph import Graph
+from concomp.testing.forest import assert_spanning_forest
+from concomp.variants import all_variants
+
+gpu = pytest.mark.skipif(not gpu_status()[0], reason=f"no usable GPU: {gpu_status()[1]}")
+CPU_VARIANTS = [v for v in all_variants("cpu") if is_forest_variant(v, "cpu")]
+GPU_FOREST_VARIANTS = [v for v in all_variants("gpu") if is_forest_variant(v, "gpu")]
+
+
+def _zoo() -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+    rng = np.random.default_rng(7)
+    e = np.zeros(0, np.int64)
+    z = {"empty": (e, e, 0), "single": (e, e, 1), "isolated": (e, e, 6)}
+    z["self_loops"] = (np.array([0, 1, 1, 3]), np.array([0, 1, 2, 3]), 5)
+    z["duplicates"] = (np.array([0, 1, 0, 1, 2, 2]), np.array([1, 0, 1, 2, 1, 1]), 4)
+    path = rng.permutation(300)
+    z["path"] = (path[:-1], path[1:], 300)
+    z["star"] = (np.zeros(199, np.int64), np.arange(1, 200), 200)
+    z["cycle"] = (np.arange(100), (np.arange(100) + 1) % 100, 100)
+    k = 20
+    ids = rng.permutation(k * k).reshape(k, k)
+    z["grid"] = (np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]),
+                 np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()]), k * k)
+    u, v = np.triu_indices(15, 1)
+    z["two_cliques"] = (np.concatenate([u, u + 15]), np.concatenate([v, v + 15]), 31)
+    for name, n, m in (("random_sparse", 500, 250), ("random_critical", 500, 500),
+                       ("random_dense", 300, 3000)):
+        z[name] = (rng.integers(0, n, m), rng.integers(0, n, m), n)
+    return z
+
+
+ZOO = _zoo()
+
+
+def _graph(name: str) -> Graph:
+    s, d, n = ZOO[name]
+    return Graph.from_edges(s, d, n)
+
+
+@pytest.mark.parametrize("variant", CPU_VARIANTS, ids=str)
+def test_every_cpu_variant_on_the_zoo(variant) -> None:
+    for name in ZOO:
+        g = _graph(name)
+        f = spanning_forest(g, device="cpu", algorithm=variant)
+        assert isinstance(f.edge_ids, np.ndarray) and f.edge_ids.dtype == np.int64
+        assert np.all(np.diff(f.edge_ids) > 0), name
+        try:
+            assert_spanning_forest(g, f)
+        except AssertionError as exc:
+            raise AssertionError(f"{name} {variant}: {exc}") from exc
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "afforest", "rem", "union-find"])
+def test_presets_and_auto(algorithm: str) -> None:
+    g = _graph("random_dense")
+    assert_spanning_forest(g, spanning_forest(g, device="cpu", algorithm=algorithm))
+
+
+def test_csr_input_ids_are_stored_entries() -> None:
+    s, d, n = ZOO["random_critical"]
+    a = sp.coo_matrix((np.ones(s.size), (s, d)), shape=(n, n)).tocsr()
+    a.sum_duplicates()
+    f = spanning_forest(a, device="cpu", algorithm="kout-async-halve-csr")
+    coo = a.tocoo()  # stored-entry order of a canonical CSR
+    np.testing.assert_array_equal(f.src, coo.row[f.edge_ids])
+    np.testing.assert_array_equal(f.dst, coo.col[f.edge_ids])
+    assert_spanning_forest(a, f)
+
+
+def test_symmetric_csr_graph() -> None:
+    s, d, n = ZOO["grid"]
+    a = sp.coo_matrix((np.ones(s.size), (s, d)), shape=(n, n)).tocsr()
+    a = (a + a.T).tocsr()
+    g = Graph.from_csr(a.indptr, a.indices, n, symmetric=True)
+    for alg in ("kout-rem_cas-splice-csr", "none-async-split-coo", "none-rem_cas-halve-csr"):
+        assert_spanning_forest(g, spanning_forest(g, device="cpu", algorithm=alg))
+
+
+def test_directed_input_gives_the_weak_forest() -> None:
+    f = spanning_forest((np.array([2, 1]), np.array([0, 0])), device="cpu")
+    assert f.num_components == 1 and f.edge_ids.tolist() == [0, 1]
+
+
+def test_the_forest_variant_lists() -> None:
+    assert {str(v.finish) for v in CPU_VARIANTS} == {"async", "rem_cas"}
+    gpu_finishes = {str(v.finish) for v in all_variants("gpu") if is_forest_variant(v, "gpu")}
+    assert {"async", "early", "hooks", "rem_cas", "rem_lock", "jtb"} <= gpu_finishes
+    assert not any(str(v.sampling) == "stages" for v in GPU_FOREST_VARIANTS)
+    assert not any(str(v.compress) == "splice" for v in GPU_FOREST_VARIANTS)
+    assert any(str(v.compress) == "splice" for v in CPU_VARIANTS)
+
+
+@pytest.mark.parametrize("algorithm", ["none-sv-compress-csr", "none-lp-min-csr",
+                                       "none-soman-jump-coo", "none-ecl-jump-csr",
+                                       "stages-async-halve-coo"])
+def test_min_based_families_are_refused(algorithm: str) -> None:
+    with pytest.raises(InvalidVariantError, match="not root-based.*'async'.*'rem_cas'"):
+        spanning_forest(_graph("path"), device="cpu", algorithm=algorithm)
+
+
+def test_variant_missing_on_the_engine_is_refused() -> None:
+    with pytest.raises(InvalidVariantError, match="not implemented by the cpu engine"):
+        spanning_forest(_graph("path"), device="cpu", algorithm="hb-jtb-split-csr")
+
+
+# --------------------------------------------------------------------------- the checker
+def _forest(src, dst, ids, n, c) -> SpanningForest:
+    return SpanningForest(np.array(src), np.array(dst), np.array(ids, np.int64), n, c)
+
+
+def test_checker_rejects_wrong_forests() -> None:
+    g = (np.array([0, 1, 2, 0]), np.array([1, 2, 0, 3]))  # triangle + pendant, n = 4
+    assert_spanning_forest(g, _forest([0, 1, 0], [1, 2, 3], [0, 1, 3], 4, 1))
+    assert_spanning_forest(g, _forest([1, 2, 3], [0, 1, 0], [0, 1, 3], 4, 1))  # reversed
+    with pytest.raises(AssertionError, match="n - c"):
+        assert_spanning_forest(g, _forest([0, 1], [1, 2], [0, 1], 4, 1))
+    with pytest.raises(AssertionError, match="cycle"):
+        assert_spanning_forest(g, _forest([0, 1, 2], [1, 2, 0], [0, 1, 2], 4, 1))
+    with pytest.raises(AssertionError, match="does not match"):
+        assert_spanning_forest(g, _forest([0, 1, 1], [1, 2, 3], [0, 1, 3], 4, 1))
+    with pytest.raises(AssertionError, match="num_components"):
+        assert_spanning_forest(g, _forest([0, 1, 0], [1, 2, 3], [0, 1, 3], 4, 2))
+
+
+# --------------------------------------------------------------------------- GPU
+@pytest.fixture(scope="module")
+def device_zoo() -> dict[str, Graph]:
+    # one Graph per zoo entry, so its device CSR is built once for all variants
+    return {name: _graph(name).to("gpu") for name in ZOO}
+
+
+@pytest.mark.gpu
+@gpu
+@pytest.mark.parametrize("dtype", [np.int32, np.int64], ids=["int32", "int64"])
+@pytest.mark.parametrize("variant", GPU_FOREST_VARIANTS, ids=str)
+def test_every_gpu_union_find_variant(variant, dtype, device_zoo) -> None:
+    for name, g in device_zoo.items():
+        ids, count = forest_ids(g, variant, "gpu", index_dtype=dtype)
+        f = assemble(g, ids, count)
+        try:
+            assert_spanning_forest(g, f)
+        except AssertionError as exc:
+            raise AssertionError(f"{name} {variant} {np.dtype(dtype)}: {exc}") from exc
+
+
+@pytest.mark.gpu
+@gpu
+def test_gpu_public_api_keeps_data_where_it_is() -> None:
+    import cupy as cp
+
+    s, d, n = ZOO["random_critical"]
+    f = spanning_forest((cp.asarray(s), cp.asarray(d)), num_nodes=n)
+    assert isinstance(f.edge_ids, cp.ndarray) and isinstance(f.src, cp.ndarray)
+    assert_spanning_forest((s, d), f)
+    h = spanning_forest((s, d), num_nodes=n, device="gpu", algorithm="hb-jtb-split-csr")
+    assert isinstance(h.edge_ids, np.ndarray)
+    assert_spanning_forest((s, d), h)
+    with pytest.raises(InvalidVariantError, match="not root-based"):
+        spanning_forest((s, d), device="gpu", algorithm="none-sv-compress-csr")
+    with pytest.raises(InvalidVariantError, match="splicing"):
+        spanning_forest((s, d), device="gpu", algorithm="kout-rem_cas-splice-csr")
