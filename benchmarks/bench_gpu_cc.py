@@ -110,10 +110,18 @@ def peers(g, reps: int) -> dict[str, float]:
     return out
 
 
+def write(out: Path, rows: list[dict], summary: dict) -> None:
+    with open(out / "sweep.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["graph", "variant", "ms", "edges_per_s", "floor_ratio",
+                                          "error"])
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+
+
 def real_graphs(cp, folder: Path, summary: dict, reps: int) -> list[dict]:
     """Auto, the papers' presets and the suite's top variants on every real graph."""
-    from concomp._gpu.autoselect import choose
-    from concomp.io import read_graph
     from concomp.variants import PRESETS
 
     picks = {str(v) for v in PRESETS.values() if v.supported_on("gpu")}
@@ -121,6 +129,19 @@ def real_graphs(cp, folder: Path, summary: dict, reps: int) -> list[dict]:
               "kout-async-halve-csr", "none-async-halve-csr"}
     rows = []
     for path in sorted(folder.glob("*.*z*")):
+        try:
+            rows += _one_real(cp, path, picks, summary, reps)
+        except Exception as exc:  # keep the sweep going; the error is in the CSV
+            rows.append({"graph": path.name, "variant": "*", "ms": float("nan"),
+                         "error": f"{type(exc).__name__}: {exc}"[:300]})
+    return rows
+
+
+def _one_real(cp, path: Path, picks: set, summary: dict, reps: int) -> list[dict]:
+    from concomp._gpu.autoselect import choose
+    from concomp.io import read_graph
+
+    rows = []
         host = read_graph(path)
         src, dst = host.coo()
         g = gpu_suite.symmetric_csr_graph(cp, cp.asarray(src).astype(cp.int64),
@@ -214,15 +235,10 @@ def main(argv=None) -> int:
               f"auto {auto_v} {info['auto_ms']} ms, scipy {info.get('scipy_ms')} ms", flush=True)
         del g
         cp.get_default_memory_pool().free_all_blocks()
+    write(out, rows, summary)
     if args.real:
         rows += real_graphs(cp, Path(args.real), summary, args.reps)
-    with open(out / "sweep.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["graph", "variant", "ms", "edges_per_s", "floor_ratio",
-                                          "error"])
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+        write(out, rows, summary)
     errors = [r for r in rows if "error" in r]
     for r in errors[:20]:
         print("ERROR", r["graph"], r["variant"], r["error"])
