@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import statistics
 import sys
 import time
@@ -142,33 +141,33 @@ def _one_real(cp, path: Path, picks: set, summary: dict, reps: int) -> list[dict
     from concomp.io import read_graph
 
     rows = []
-        host = read_graph(path)
-        src, dst = host.coo()
-        g = gpu_suite.symmetric_csr_graph(cp, cp.asarray(src).astype(cp.int64),
-                                          cp.asarray(dst).astype(cp.int64), host.num_nodes)
-        info = peers(g, reps)
-        auto_v = choose(g)
-        info["auto_variant"] = str(auto_v)
-        ref = info["components"]
-        for vs in sorted(picks | {str(auto_v)}):
-            v = Variant.parse(vs)
-            if v.finish.value == "bfs_cc" and ref > 1000:
-                continue
-            try:
-                check(cp, g, v, ref)
-                ms = time_gpu(cp, lambda: run_variant(g, v), reps)
-                rows.append({"graph": path.name, "variant": vs, "ms": ms,
-                             "edges_per_s": g.num_edges / 2 / (ms / 1e3), "floor_ratio": ""})
-            except Exception as exc:
-                rows.append({"graph": path.name, "variant": vs, "ms": float("nan"),
-                             "error": f"{type(exc).__name__}: {exc}"[:300]})
-        mine = [r for r in rows if r["graph"] == path.name and r["ms"] == r["ms"]]
-        best = min(mine, key=lambda r: r["ms"])
-        info.update(best_variant=best["variant"], best_ms=best["ms"],
-                    auto_ms=next(r["ms"] for r in mine if r["variant"] == str(auto_v)))
-        summary["graphs"][path.name] = info
-        print(f"{path.name}: best {best['variant']} {best['ms']:.3f} ms, auto {auto_v} "
-              f"{info['auto_ms']:.3f} ms, scipy {info['scipy_ms']:.1f} ms", flush=True)
+    host = read_graph(path)
+    src, dst = host.coo()
+    g = gpu_suite.symmetric_csr_graph(cp, cp.asarray(src).astype(cp.int64),
+                                      cp.asarray(dst).astype(cp.int64), host.num_nodes)
+    info = peers(g, reps)
+    auto_v = choose(g)
+    info["auto_variant"] = str(auto_v)
+    ref = info["components"]
+    for vs in sorted(picks | {str(auto_v)}):
+        v = Variant.parse(vs)
+        if v.finish.value == "bfs_cc" and ref > 1000:
+            continue
+        try:
+            check(cp, g, v, ref)
+            ms = time_gpu(cp, lambda: run_variant(g, v), reps)
+            rows.append({"graph": path.name, "variant": vs, "ms": ms,
+                         "edges_per_s": g.num_edges / 2 / (ms / 1e3), "floor_ratio": ""})
+        except Exception as exc:
+            rows.append({"graph": path.name, "variant": vs, "ms": float("nan"),
+                         "error": f"{type(exc).__name__}: {exc}"[:300]})
+    mine = [r for r in rows if r["graph"] == path.name and r["ms"] == r["ms"]]
+    best = min(mine, key=lambda r: r["ms"])
+    info.update(best_variant=best["variant"], best_ms=best["ms"],
+                auto_ms=next(r["ms"] for r in mine if r["variant"] == str(auto_v)))
+    summary["graphs"][path.name] = info
+    print(f"{path.name}: best {best['variant']} {best['ms']:.3f} ms, auto {auto_v} "
+          f"{info['auto_ms']:.3f} ms, scipy {info['scipy_ms']:.1f} ms", flush=True)
     return rows
 
 
