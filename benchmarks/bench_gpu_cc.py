@@ -200,8 +200,8 @@ def main(argv=None) -> int:
         variants = all_variants("gpu")
     elif args.variants == "auto":
         variants = []
-    else:
-        variants = [Variant.parse(x) for x in args.variants.split(",")]
+    else:  # "auto" in the list is added per graph below
+        variants = [Variant.parse(x) for x in args.variants.split(",") if x != "auto"]
     rows, summary = [], {"copy_bandwidth_GBps": bw / 1e9, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "graphs": {}}
     for name in args.graphs.split(","):
         g = gpu_suite.make(name)
