@@ -123,3 +123,36 @@ def test_repeat_calls_replay_the_cached_plan(alg):
     assert results[1].data.ptr != results[2].data.ptr
     g.clear_device_cache()
     assert not g._device_cache
+
+
+@pytest.mark.parametrize("alg", ["hb1-rem_cas-splice-csr", "hb2-async-halve-coo",
+                                 "kout1-rem_cas-splice-csr", "kout3-jtb-split-csr",
+                                 "koutr3-early-compress-csr"])
+def test_non_default_sampling_parameters(alg, device_graphs):
+    import cupy as cp
+
+    from concomp._gpu.components import run_variant
+    from concomp.components import canonical_labels
+    from concomp.variants import Variant
+
+    for name, (g, (count, labels)) in device_graphs.items():
+        got_count, got = canonical_labels(run_variant(g, Variant.parse(alg))[0])
+        assert got_count == count, (name, alg)
+        np.testing.assert_array_equal(cp.asnumpy(got), labels, err_msg=f"{name} {alg}")
+
+
+def test_auto_on_the_gpu_matches_scipy_for_every_rule(monkeypatch):
+    import cupy as cp
+
+    from concomp._gpu import autoselect
+
+    monkeypatch.setattr(autoselect, "SMALL_ENTRIES", 0)
+    for gen in (lambda: concomp.generators.rmat(14, 16, seed=3),
+                lambda: concomp.generators.erdos_renyi_rmat(14, 16, seed=4),
+                lambda: concomp.generators.grid(64, 64, permute=True, seed=2)):
+        host = gen()
+        g = host.to("gpu")
+        ref = concomp.connected_components(host, device="cpu")
+        count, labels = concomp.connected_components(g, device="gpu")
+        assert count == ref[0]
+        np.testing.assert_array_equal(cp.asnumpy(labels), ref[1])

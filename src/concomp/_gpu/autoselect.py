@@ -5,8 +5,11 @@ Findings behind the rules (GConn section 4, re-measured on Hopper GPUs by
 splicing is the fastest finish on every suite graph; with it, hook-based sampling
 wins on skewed and random graphs (rmat22, er22, cong22), while on low-degree,
 high-diameter graphs (gridp4k, road networks) sampling inspects most edges anyway
-and the finish alone over the CSR is fastest (as GConn's Fig. 5 reports). Small
-graphs are bound by launches, so the three-kernel COO variant wins there.
+and the finish alone over the CSR is fastest (as GConn's Fig. 5 reports). On
+skewed degree distributions (R-MAT) hooking each vertex to its first neighbour
+and uniting just one more edge per remaining root (N = 1) covers the giant
+component already; uniform graphs need N = 4. Small graphs are bound by
+launches, so the three-kernel COO variant wins there.
 """
 
 from __future__ import annotations
@@ -20,14 +23,38 @@ from ..variants import Variant
 SMALL_ENTRIES = 4_000_000
 #: Average degree (CSR entries per vertex) under which sampling is skipped.
 LOW_DEGREE = 5.0
+#: Coefficient of variation of sampled degrees above which a graph counts as skewed
+#: (uniform random graphs sit near 1/sqrt(mean degree), R-MAT graphs well above 1).
+SKEWED_CV = 1.0
+DEGREE_SAMPLES = 4096
+
+
+def degree_cv(graph: Graph) -> float:
+    """Coefficient of variation of the degrees of evenly spaced sampled vertices."""
+    indptr = graph.undirected_csr()[0]
+    xp = graph.xp
+    n = graph.num_nodes
+    idx = xp.arange(0, n, max(1, n // DEGREE_SAMPLES))
+    deg = (indptr[idx + 1] - indptr[idx]).astype(xp.float64)
+    mean = float(deg.mean())
+    return float(deg.std()) / mean if mean > 0 else 0.0
 
 
 def choose(graph: Graph) -> Variant:
-    """The variant ``algorithm="auto"`` runs on the GPU for ``graph``."""
+    """The variant ``algorithm="auto"`` runs on the GPU for ``graph`` (cached on it)."""
+    cached = graph._device_cache.get("auto_variant")
+    if cached is None:
+        cached = graph._device_cache["auto_variant"] = _choose(graph)
+    return cached
+
+
+def _choose(graph: Graph) -> Variant:
     n = max(graph.num_nodes, 1)
     entries = graph.num_edges if graph.symmetric else 2 * graph.num_edges
     if entries < SMALL_ENTRIES:
         return Variant.parse("none-rem_cas-splice-coo")
     if entries / n < LOW_DEGREE:
         return Variant.parse("none-rem_cas-splice-csr")
+    if degree_cv(graph) > SKEWED_CV:
+        return Variant.parse("hb1-rem_cas-splice-csr")
     return Variant.parse("hb-rem_cas-splice-csr")

@@ -1,0 +1,44 @@
+"""The GPU ``algorithm="auto"`` rules, checked on host graphs (the rules only read
+cheap statistics, so they run without a GPU)."""
+
+from __future__ import annotations
+
+import pytest
+
+import concomp
+from concomp._gpu import autoselect
+
+
+@pytest.fixture
+def large(monkeypatch):
+    """Treat the small test graphs as large, to reach the degree-based rules."""
+    monkeypatch.setattr(autoselect, "SMALL_ENTRIES", 0)
+
+
+def test_small_graphs_take_the_three_kernel_coo_variant():
+    g = concomp.generators.rmat(12, 8, seed=1)
+    assert str(autoselect.choose(g)) == "none-rem_cas-splice-coo"
+
+
+def test_low_degree_graphs_skip_sampling(large):
+    g = concomp.generators.grid(64, 64, permute=True, seed=2)
+    assert str(autoselect.choose(g)) == "none-rem_cas-splice-csr"
+
+
+def test_skewed_graphs_take_hook_based_sampling_with_one_edge(large):
+    g = concomp.generators.rmat(14, 16, seed=3)
+    assert autoselect.degree_cv(g) > autoselect.SKEWED_CV
+    assert str(autoselect.choose(g)) == "hb1-rem_cas-splice-csr"
+
+
+def test_uniform_graphs_take_hook_based_sampling(large):
+    g = concomp.generators.erdos_renyi_rmat(14, 16, seed=4)
+    assert autoselect.degree_cv(g) < autoselect.SKEWED_CV
+    assert str(autoselect.choose(g)) == "hb-rem_cas-splice-csr"
+
+
+def test_choice_is_cached_on_the_graph(large):
+    g = concomp.generators.erdos_renyi_rmat(12, 16, seed=5)
+    first = autoselect.choose(g)
+    assert g._device_cache["auto_variant"] is first
+    assert autoselect.choose(g) is first
