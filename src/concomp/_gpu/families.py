@@ -31,10 +31,8 @@ from ..errors import InvalidVariantError
 from ..graph import Graph
 from ..variants import Compress, Finish, Layout, Sampling, Variant
 from ._compat import cupy_or_raise, device_info, out_of_memory_guard
-from ._compile import get_kernel
-from .kernels import ctype
+from .kernels import BLOCK, KernelSet, ctype, grid_for
 
-BLOCK = 256
 #: Vertices with more remaining edges than this are handled by a whole block
 #: (SV and Afforest CSR passes, label propagation).
 HEAVY_DEGREE = 64
@@ -72,28 +70,11 @@ INSTANTIATIONS: list[str] = sorted(set(itertools.chain.from_iterable(
     kernel_names(t).values() for t in ("int", "long long"))))
 
 
-class FamilyKernels:
+class FamilyKernels(KernelSet):
     """The families.cu kernels of one index type, compiled as one NVRTC module."""
 
     def __init__(self, dtype: np.dtype) -> None:
-        self.names = kernel_names(ctype(dtype))
-        self._all = tuple(self.names.values())
-        self._fns: dict = {}
-
-    def __getattr__(self, key: str):
-        fns = self.__dict__["_fns"]
-        fn = fns.get(key)
-        if fn is None:
-            names = self.__dict__["names"]
-            if key not in names:
-                raise AttributeError(key)
-            fn = fns[key] = get_kernel("families.cu", names[key], self._all)
-        return fn
-
-
-def grid_for(work: int) -> tuple[int]:
-    sms = device_info()["sm_count"]
-    return (max(1, min((int(work) + BLOCK - 1) // BLOCK, sms * 32)),)
+        super().__init__("families.cu", kernel_names(ctype(dtype)))
 
 
 class Ctx:

@@ -24,9 +24,8 @@ from .._cpu.incremental import ArrayState
 from ..variants import COMPRESS_RULES, Finish, Variant
 from ._compat import cupy_or_raise, device_info, out_of_memory_guard
 from ._compile import get_kernel
-from .kernels import ctype, unite_cpp
-
-BLOCK = 256
+from .kernels import BLOCK, ctype, unite_cpp
+from .kernels import grid_for as _grid
 #: Union rules the incremental kernels take: the root-based CAS rules whose roots
 #: stay their component's minimum (Union-JTB links by rank, so it is left out).
 FINISHES = (Finish.ASYNC, Finish.EARLY, Finish.HOOKS, Finish.REM_CAS, Finish.REM_LOCK)
@@ -58,11 +57,6 @@ def _instantiations() -> list[str]:
 
 #: Every incremental.cu name expression (for ``tests/test_kernel_compile.py``).
 INSTANTIATIONS = _instantiations
-
-
-def _grid(work: int) -> tuple[int]:
-    sms = device_info()["sm_count"]
-    return (max(1, min((int(work) + BLOCK - 1) // BLOCK, sms * 32)),)
 
 
 class GpuIncremental(ArrayState):

@@ -12,7 +12,11 @@ import itertools
 import numpy as np
 
 from ..variants import COMPRESS_RULES, UNION_FIND, Compress, Finish, Variant
+from ._compat import device_info
 from ._compile import get_kernel
+
+#: Threads per block of every grid-stride kernel.
+BLOCK = 256
 
 FIND_CPP = {
     Compress.NAIVE: "FindNaive",
@@ -76,14 +80,23 @@ def cc_names(unite: str, jtb: bool, itype: str, record: bool) -> dict[str, str]:
     }
 
 
-class CCKernels:
-    """The compiled cc.cu kernels for one (union rule, index type, record) triple."""
+def grid_for(work: int, block: int = BLOCK) -> tuple[int]:
+    """Blocks for a grid-stride launch over ``work`` items: enough to fill the
+    device (32 blocks per SM, read off the device), never more than the work needs."""
+    return (max(1, min((int(work) + block - 1) // block, device_info()["sm_count"] * 32)),)
 
-    def __init__(self, variant: Variant, dtype: np.dtype, record: bool = False) -> None:
-        self.jtb = variant.finish == Finish.JTB
-        self.names = cc_names(unite_cpp(variant.finish, variant.compress), self.jtb,
-                              ctype(dtype), record)
-        self._all = tuple(self.names.values())
+
+class KernelSet:
+    """Named kernels of one CUDA source, compiled together as one NVRTC module.
+
+    ``kernels.frequent`` returns the compiled function for the name expression
+    ``names["frequent"]``; handles are fetched once and reused.
+    """
+
+    def __init__(self, filename: str, names: dict[str, str]) -> None:
+        self.filename = filename
+        self.names = names
+        self._all = tuple(names.values())
         self._fns: dict = {}
 
     def __getattr__(self, key: str):
@@ -93,8 +106,17 @@ class CCKernels:
             names = self.__dict__["names"]
             if key not in names:
                 raise AttributeError(key)
-            fn = fns[key] = get_kernel("cc.cu", names[key], self._all)
+            fn = fns[key] = get_kernel(self.__dict__["filename"], names[key], self._all)
         return fn
+
+
+class CCKernels(KernelSet):
+    """The compiled cc.cu kernels for one (union rule, index type, record) triple."""
+
+    def __init__(self, variant: Variant, dtype: np.dtype, record: bool = False) -> None:
+        self.jtb = variant.finish == Finish.JTB
+        super().__init__("cc.cu", cc_names(unite_cpp(variant.finish, variant.compress),
+                                           self.jtb, ctype(dtype), record))
 
 
 def all_cc_instantiations() -> list[str]:

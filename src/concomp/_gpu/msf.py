@@ -21,12 +21,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._compat import cupy_or_raise, device_info
+from ._compat import cupy_or_raise
 from ._compile import get_kernel
+from .kernels import BLOCK as _BLOCK
+from .kernels import grid_for as _grid
 
 __all__ = ["INSTANTIATIONS", "PrimLists", "boruvka", "prim", "rank_edges", "spanning_forest_ids"]
 
-_BLOCK = 256
 _SIGN = 1 << 63
 
 
@@ -48,10 +49,6 @@ INSTANTIATIONS = tuple(t.format(t=c) for c in _CTYPES.values() for t in _TEMPLAT
 def _kernel(name: str, dtype: np.dtype):
     return get_kernel("msf.cu", _TEMPLATES[name].format(t=_CTYPES[np.dtype(dtype)]),
                       INSTANTIATIONS)
-
-
-def _grid(count: int) -> tuple[int]:
-    return (max(1, min((count + _BLOCK - 1) // _BLOCK, 32 * device_info()["sm_count"])),)
 
 
 def weight_keys(weights: Any, m: int, maximum: bool):
