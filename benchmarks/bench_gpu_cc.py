@@ -239,7 +239,7 @@ def main(argv=None) -> int:
         summary["graphs"][name] = info
         print(f"{name}: n={n} m={entries // 2} best {info['best_variant']} {info['best_ms']} ms, "
               f"auto {auto_v} {info['auto_ms']} ms, scipy {info.get('scipy_ms')} ms", flush=True)
-        del g
+        g = None  # release the device graph before the next one is built
         cp.get_default_memory_pool().free_all_blocks()
     write(out, rows, summary)
     if args.real:

@@ -57,7 +57,7 @@ def main(argv=None) -> int:
             cells = " ".join(f"{k}={statistics.median(x):.3f}" for k, x in phases.items())
             print(f"{name:8s} {vs:28s} [{cfg}] host_wall={statistics.median(walls):.3f} {cells}",
                   flush=True)
-        del g
+        g = None  # release the device graph before the next one is built
         cp.get_default_memory_pool().free_all_blocks()
     return 0
 
