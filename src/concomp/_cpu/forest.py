@@ -18,66 +18,19 @@ import numpy as np
 from ..graph import Graph
 from ..variants import Finish, Layout, Sampling, Variant
 from .components import _most_frequent_root
-from .unionfind import HALVE, MODE_OF, SPLIT, find, flatten
-
-#: Rem's splice step (any code other than SPLIT / HALVE in :func:`rem_union_rec`).
-SPLICE = 4
-_REM_MODE = {"split": SPLIT, "halve": HALVE, "splice": SPLICE}
-
+from .unionfind import MODE_OF, flatten, rem_union, union
 
 def link_mode(variant: Variant) -> tuple[int, bool]:
     """``(mode, rem)``: the compression code and whether the finish is Rem's algorithm."""
-    rem = variant.finish in (Finish.REM_CAS, Finish.REM_LOCK)
-    name = str(variant.compress)
-    return (_REM_MODE[name] if rem else MODE_OF[name]), rem
-
-
-@nb.njit(cache=True, inline="always")
-def union_rec(p, u, v, mode):
-    """Union-Async's rule (larger root under smaller); return the linked root or -1."""
-    ru = find(p, u, mode)
-    rv = find(p, v, mode)
-    if ru < rv:
-        p[rv] = ru
-        return rv
-    if rv < ru:
-        p[ru] = rv
-        return ru
-    return -1
-
-
-@nb.njit(cache=True, inline="always")
-def rem_union_rec(p, x, y, mode):
-    """Rem's algorithm (needs ``p[x] <= x``); return the linked root or -1.
-
-    Splicing moves non-root pointers across trees, but only the final root link
-    merges two sets, so it alone owns the edge.
-    """
-    rx, ry = x, y
-    while p[rx] != p[ry]:
-        if p[rx] < p[ry]:
-            rx, ry = ry, rx
-        if rx == p[rx]:
-            p[rx] = p[ry]
-            return rx
-        z = p[rx]
-        if mode == SPLIT:
-            p[rx] = p[z]
-            rx = z
-        elif mode == HALVE:
-            p[rx] = p[z]
-            rx = p[rx]
-        else:
-            p[rx] = p[ry]
-            rx = z
-    return -1
+    return MODE_OF[str(variant.compress)], variant.finish in (Finish.REM_CAS, Finish.REM_LOCK)
 
 
 @nb.njit(cache=True, inline="always")
 def link_rec(p, u, v, mode, rem):
+    """The CPU engine's union (Async or Rem); returns the root that was linked or -1."""
     if rem:
-        return rem_union_rec(p, u, v, mode)
-    return union_rec(p, u, v, mode)
+        return rem_union(p, u, v, mode)
+    return union(p, u, v, mode)
 
 
 @nb.njit(cache=True)

@@ -47,13 +47,20 @@ def find(p, x, mode):
 
 @nb.njit(cache=True, inline="always")
 def union(p, u, v, mode):
-    """Link the roots of ``u`` and ``v``: the larger id goes under the smaller."""
+    """Link the roots of ``u`` and ``v`` (the larger id goes under the smaller).
+
+    Returns the root that stopped being one (the owner of the edge in a spanning
+    forest), or -1 when ``u`` and ``v`` were already connected.
+    """
     ru = find(p, u, mode)
     rv = find(p, v, mode)
     if ru < rv:
         p[rv] = ru
-    elif rv < ru:
+        return rv
+    if rv < ru:
         p[ru] = rv
+        return ru
+    return -1
 
 
 @nb.njit(cache=True, inline="always")
@@ -62,6 +69,8 @@ def rem_union(p, x, y, mode):
 
     Relies on ``p[x] <= x``. ``mode`` HALVE/SPLIT compress one step per move
     (HalveAtomicOne / SplitAtomicOne); SPLICE (or any other) is Rem's splice.
+    Returns the root that was linked, or -1: splicing moves non-root pointers
+    across trees, but only the final root link merges two sets.
     """
     rx, ry = x, y
     while p[rx] != p[ry]:
@@ -69,7 +78,7 @@ def rem_union(p, x, y, mode):
             rx, ry = ry, rx
         if rx == p[rx]:
             p[rx] = p[ry]
-            return
+            return rx
         z = p[rx]
         if mode == SPLIT:
             p[rx] = p[z]
@@ -80,6 +89,7 @@ def rem_union(p, x, y, mode):
         else:
             p[rx] = p[ry]
             rx = z
+    return -1
 
 
 @nb.njit(cache=True, parallel=True)
