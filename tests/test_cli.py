@@ -209,3 +209,23 @@ def test_python_dash_m(snap_file: Path) -> None:
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["components"] == _scipy_labels(*_edges())[0]
+
+
+def test_bench_quick_json_with_peers(capsys):
+    from concomp.cli import main
+
+    status = main(["bench", "--quick", "--graphs", "gridp4k", "--reps", "1", "--json"])
+    assert status == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    engines = {r["engine"] for r in rows}
+    assert {"concomp-cpu", "scipy", "networkx"} <= engines
+    assert all(r["components"] == 1 and r["graph"] == "gridp4k" for r in rows)
+    assert rows[0]["edges"] == 2 * 256 * 256 - 2 * 256
+
+
+def test_bench_rejects_unknown_graph(capsys):
+    from concomp.cli import main
+
+    assert main(["bench", "--quick", "--graphs", "nope"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--graphs" in err[0] and "nope" in err[0]

@@ -34,6 +34,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from . import benchsuite
 from .errors import ConcompError
 
 __all__ = ["main", "build_parser", "register", "Subcommand", "SUBCOMMANDS", "CLIError"]
@@ -370,6 +371,8 @@ register(Subcommand("info", "facts about a graph file: size, degrees, self loops
                     _add_info_arguments, run_info))
 register(Subcommand("generate", "generate a graph from a spec and write it to a file",
                     _add_generate_arguments, run_generate))
+register(Subcommand("bench", "time concomp against SciPy, NetworkX, igraph, NetworKit on the suite",
+                    benchsuite.add_arguments, benchsuite.run))
 
 
 # --------------------------------------------------------------------------- entry point

@@ -49,21 +49,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from .errors import GraphFormatError, InvalidGraphError
+from ._io_files import (
+    _EXTENSIONS,
+    _decompress,
+    _detect_format,
+    _read_bytes,
+    _split_compression,
+    _write_chunks,
+    sniff_format,
+)
+from ._io_writers import WRITERS
+from .errors import InvalidGraphError
 from .graph import Graph
 
 __all__ = ["FORMATS", "read_graph", "sniff_format", "write_graph"]
 
 FORMATS = ("snap", "csv", "mtx", "dimacs", "pace", "metis", "npz", "parquet")
-_EXTENSIONS = {".txt": "snap", ".edges": "snap", ".edgelist": "snap", ".el": "snap",
-               ".tsv": "snap", ".csv": "csv", ".mtx": "mtx", ".mm": "mtx", ".gr": "gr",
-               ".dimacs": "dimacs", ".graph": "metis", ".metis": "metis", ".npz": "npz",
-               ".parquet": "parquet", ".pq": "parquet"}
-_COMPRESSIONS = {".gz": "gzip", ".xz": "xz", ".bz2": "bz2"}
-_MAGIC = ((b"\x1f\x8b", "gzip"), (b"\xfd7zXZ\x00", "xz"), *((b"BZh" + bytes([c]), "bz2")
-                                                            for c in b"123456789"))
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ def read_graph(path: str | os.PathLike, format: str = "auto", *, directed: bool 
     fmt = format if format != "auto" else _detect_format(name, data)
     opt = _Options(name, directed, weighted, num_nodes, one_based, delimiter,
                    None if comment is None else comment.encode(), header)
-    from ._io_parse import READERS
+    from ._io_readers import READERS
 
     return READERS[fmt](data, opt)
 
@@ -195,220 +196,3 @@ def write_graph(graph: Any, path: str | os.PathLike, format: str = "auto", *,
                                 f"compression suffix from {name!r}.")
     _write_chunks(name, comp, WRITERS[fmt](g, bool(one_based)))
 
-
-# ----------------------------------------------------------------------------- bytes
-def _read_bytes(name: str, progress: bool) -> bytes:
-    bar = None
-    if progress:
-        try:
-            from tqdm.auto import tqdm
-        except ImportError:  # progress bars are a nicety, never a requirement
-            tqdm = None
-        if tqdm is not None:
-            bar = tqdm(total=os.path.getsize(name), unit="B", unit_scale=True,
-                       desc=os.path.basename(name))
-    with open(name, "rb") as f:
-        if bar is None:
-            return f.read()
-        parts = []
-        while block := f.read(1 << 24):
-            parts.append(block)
-            bar.update(len(block))
-        bar.close()
-        return b"".join(parts)
-
-
-def _decompress(raw: bytes, name: str) -> bytes:
-    # magic bytes decide: an extension can lie (a .gz already inflated by a browser)
-    kind = next((k for magic, k in _MAGIC if raw.startswith(magic)), None)
-    try:
-        if kind == "gzip":
-            import gzip
-
-            return gzip.decompress(raw)
-        if kind == "xz":
-            import lzma
-
-            return lzma.decompress(raw)
-        if kind == "bz2":
-            import bz2
-
-            return bz2.decompress(raw)
-    except (OSError, EOFError, ValueError) as exc:
-        raise GraphFormatError(f"{name}: corrupt or truncated {kind} stream ({exc}). Fix: "
-                               "download the file again.") from exc
-    return raw
-
-
-def _split_compression(name: str) -> tuple[str, str | None]:
-    suffix = Path(name).suffix.lower()
-    if suffix in _COMPRESSIONS:
-        return name[: -len(suffix)], _COMPRESSIONS[suffix]
-    return name, None
-
-
-def _open_for_writing(name: str, comp: str | None):
-    if comp == "gzip":
-        import gzip
-
-        return gzip.open(name, "wb", compresslevel=6)  # level 9 is 3x slower for ~3% less
-    if comp == "xz":
-        import lzma
-
-        return lzma.open(name, "wb")
-    if comp == "bz2":
-        import bz2
-
-        return bz2.open(name, "wb")
-    return open(name, "wb")
-
-
-def _write_chunks(name: str, comp: str | None, chunks: list) -> None:
-    with _open_for_writing(name, comp) as f:
-        f.writelines(memoryview(chunk) for chunk in chunks)
-
-
-# ----------------------------------------------------------------------------- detection
-def _detect_format(name: str, data: bytes) -> str:
-    base, _ = _split_compression(name)
-    fmt = _EXTENSIONS.get(Path(base).suffix.lower())
-    if fmt == "gr":
-        sniffed = sniff_format(data)
-        if sniffed not in ("dimacs", "pace"):
-            raise GraphFormatError(f"{name}: a .gr file needs a 'p sp n m' (DIMACS) or "
-                                   "'p tw n m' (PACE) line before the edges. Fix: add it, or "
-                                   "pass format='snap' for a plain edge list.")
-        return sniffed
-    return fmt if fmt is not None else sniff_format(data)
-
-
-def sniff_format(data: bytes) -> str:
-    """Best guess of a file's format from its first bytes (``"snap"`` by default)."""
-    if data.startswith(b"PK\x03\x04"):
-        return "npz"
-    if data.startswith(b"PAR1"):
-        return "parquet"
-    head = data[:1 << 16]
-    if head.lstrip().startswith(b"%%MatrixMarket"):
-        return "mtx"
-    lines = head.splitlines()
-    if len(data) > len(head) and len(lines) > 1:
-        lines.pop()  # cut off mid-line
-    for line in lines:
-        s = line.strip()
-        if not s or s[:1] in b"#%" or s == b"c" or s[:2] in (b"c ", b"c\t"):
-            continue
-        tokens = s.split()
-        if tokens[0] == b"p" and len(tokens) >= 2:
-            return "pace" if tokens[1] == b"tw" else "dimacs"
-        return "csv" if b"," in s else "snap"
-    return "snap"
-
-
-# ----------------------------------------------------------------------------- writers
-def _write_snap(g: Graph, one_based: bool) -> list:
-    from ._io_parse import format_edges
-
-    src, dst = g.coo()
-    kind = "Directed" if g.directed else "Undirected"
-    cols = "FromNodeId\tToNodeId" + ("\tWeight" if g.weights is not None else "")
-    head = (f"# {kind} graph, written by concomp\n# Nodes: {g.num_nodes} Edges: {g.num_edges}\n"
-            f"# {cols}\n")
-    return [head.encode(), format_edges(src, dst, g.weights, base=int(one_based), sep="\t")]
-
-
-def _write_csv(g: Graph, one_based: bool) -> list:
-    from ._io_parse import format_edges
-
-    src, dst = g.coo()
-    head = "src,dst" + (",weight" if g.weights is not None else "") + "\n"
-    return [head.encode(), format_edges(src, dst, g.weights, base=int(one_based), sep=",")]
-
-
-def _write_mtx(g: Graph, one_based: bool) -> list:
-    from ._io_parse import format_edges
-
-    src, dst = g.coo()
-    w = g.weights
-    undirected = not g.directed
-    if undirected:
-        if g.symmetric:  # both directions stored: keep one triangle, as the format wants
-            keep = src >= dst
-            src, dst, w = src[keep], dst[keep], None if w is None else w[keep]
-        src, dst = np.maximum(src, dst), np.minimum(src, dst)
-    field = "pattern" if w is None else ("integer" if w.dtype.kind in "iub" else "real")
-    head = (f"%%MatrixMarket matrix coordinate {field} "
-            f"{'symmetric' if undirected else 'general'}\n% written by concomp\n"
-            f"{g.num_nodes} {g.num_nodes} {src.shape[0]}\n")
-    return [head.encode(), format_edges(src, dst, w, base=1, sep=" ")]
-
-
-def _write_dimacs(g: Graph, one_based: bool) -> list:
-    from ._io_parse import format_edges
-
-    src, dst = g.coo()
-    head = f"c written by concomp\np sp {g.num_nodes} {g.num_edges}\n"
-    return [head.encode(), format_edges(src, dst, g.weights, base=1, sep=" ", prefix="a ")]
-
-
-def _write_pace(g: Graph, one_based: bool) -> list:
-    from ._io_parse import format_edges
-
-    src, dst = g.coo()
-    head = f"p tw {g.num_nodes} {g.num_edges}\n"
-    return [head.encode(), format_edges(src, dst, None, base=1, sep=" ")]
-
-
-def _write_metis(g: Graph, one_based: bool) -> list:
-    from ._io_parse import format_adjacency
-
-    indptr, indices, eid = g.undirected_csr()
-    n = g.num_nodes
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    keep = rows != indices  # METIS forbids self loops (a symmetric graph may still hold them)
-    if not keep.all():
-        indices, eid, rows = indices[keep], eid[keep], rows[keep]
-        indptr = np.zeros(n + 1, np.int64)
-        np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-    w = None if g.weights is None else g.weights[eid]
-    head = f"{n} {indices.shape[0] // 2}{' 001' if w is not None else ''}\n"
-    return [head.encode(), format_adjacency(indptr, indices, w)]
-
-
-def _write_npz(g: Graph, one_based: bool) -> list:
-    import io
-
-    indptr, indices, eid = g.csr()
-    w = g.weights
-    data = (np.ones(indices.shape[0], np.int8) if w is None else
-            w if eid is None else w[eid])
-    # scipy.sparse.load_npz reads format/shape/data/indices/indptr and ignores the rest
-    arrays = {"indptr": indptr, "indices": indices, "data": data, "format": np.array(b"csr"),
-              "shape": np.array([g.num_nodes, g.num_nodes]), "directed": np.array(g.directed),
-              "weighted": np.array(w is not None)}
-    if eid is not None:
-        arrays["edge_ids"] = eid
-    out = io.BytesIO()
-    np.savez(out, **arrays)
-    return [out.getbuffer()]
-
-
-def _write_parquet(g: Graph, one_based: bool) -> list:
-    from ._io_parse import pyarrow_or_raise
-
-    pa, pq = pyarrow_or_raise()
-    src, dst = g.coo()
-    cols = {"src": src, "dst": dst}
-    if g.weights is not None:
-        cols["weight"] = g.weights
-    meta = {b"concomp.num_nodes": str(g.num_nodes).encode(),
-            b"concomp.directed": b"1" if g.directed else b"0"}
-    table = pa.table(cols).replace_schema_metadata(meta)
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink)
-    return [sink.getvalue()]
-
-
-WRITERS = {"snap": _write_snap, "csv": _write_csv, "mtx": _write_mtx, "dimacs": _write_dimacs,
-           "pace": _write_pace, "metis": _write_metis, "npz": _write_npz,
-           "parquet": _write_parquet}
