@@ -100,6 +100,7 @@ def ranking(times, folder: Path) -> None:
 def table(times, summary, folder: Path) -> str:
     lines = [f"Device: {summary.get('device')}; copy bandwidth "
              f"{summary.get('copy_bandwidth_GBps', 0):.0f} GB/s. Times in ms (median of 5).", "",
+             "auto = the rule in force when the sweep ran (see README.md for the current rule).", "",
              "| graph | n | edges | best variant | best | auto | auto variant | target | "
              "GConn best | ECL-CC | SciPy (1 core) |",
              "|---|---:|---:|---|---:|---:|---|---:|---:|---:|---:|"]
