@@ -301,6 +301,8 @@ def test_gpu_driver_index_types(index_dtype, algorithm: str) -> None:
     for maximum in (False, True):
         for n, m, weights in [(3000, 12000, rng.integers(0, 5, 12000)),
                               (3000, 12000, rng.integers(0, 2**45, 12000)),  # banded sort
+                              (3000, 12000, rng.integers(0, 2**62, 12000)),  # three sorts
+                              (50, 400, rng.integers(0, 3, 400)),  # many loops, parallel edges
                               (5000, 9000, rng.normal(size=9000)), (40, 5, rng.random(5))]:
             s, d = rng.integers(0, n, m), rng.integers(0, n, m)
             got = spanning_forest_ids(cp.asarray(s), cp.asarray(d), cp.asarray(weights), n,

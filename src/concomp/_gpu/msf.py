@@ -6,10 +6,10 @@ one sort of packed 64-bit words when the weight range and both endpoints fit).
 Position in that order is the edge's rank, a unique integer key, so the kernels
 in ``cuda/msf.cu`` never see weights and the tie rule holds for any weight type.
 
-Measured on one H100 (``benchmarks/device_msf.py``, graph on the device): the
-whole Borůvka call takes 6.8 ms on a 2048 x 2048 grid (ranking 3.0 ms) and
-25 ms on a random graph of 8.4 M vertices and 33.5 M edges (ranking 15 ms);
-ECL-MST needs 6.5 and 14.9 ms. Prim costs about 8.5 microseconds per vertex
+Measured on one H100 (``benchmarks/profile_msf.py``, graph on the device): the
+whole Borůvka call takes 5.7 ms on a 2048 x 2048 grid (ranking 1.8 ms) and
+19.9 ms on a random graph of 8.4 M vertices and 33.5 M edges (ranking 9.4 ms,
+of which 4.3 ms is CuPy's 64-bit argsort); ECL-MST needs 6.5 and 14.9 ms. Prim costs about 8.5 microseconds per vertex
 with CUDA graphs (20 without), 16-21 on those two graphs where each step's
 reduction reads all n candidates: over a minute for them, and slower than GPU
 Borůvka and the CPU heap Prim at every size tried (1024 vertices: 12 ms).
@@ -41,14 +41,28 @@ _TEMPLATES = {
     "prim_outgoing": "prim_outgoing<{t}>",
 }
 _CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+#: Ranking kernels: templated on the caller's id type S (and rank_decode on IdT too).
+_RANK_TEMPLATES = {
+    "rank_stats": "rank_stats<{s}>",
+    "rank_words": "rank_words<{s}>",
+    "rank_decode": "rank_decode<{s}, {t}>",
+}
 
 #: Every kernel name expression this driver compiles (one NVRTC module for all).
-INSTANTIATIONS = tuple(t.format(t=c) for c in _CTYPES.values() for t in _TEMPLATES.values())
+INSTANTIATIONS = tuple(dict.fromkeys(
+    [t.format(t=c) for c in _CTYPES.values() for t in _TEMPLATES.values()]
+    + [t.format(s=s, t=c) for s in _CTYPES.values() for c in _CTYPES.values()
+       for t in _RANK_TEMPLATES.values()]))
 
 
 def _kernel(name: str, dtype: np.dtype):
     return get_kernel("msf.cu", _TEMPLATES[name].format(t=_CTYPES[np.dtype(dtype)]),
                       INSTANTIATIONS)
+
+
+def _rank_kernel(name: str, stype: np.dtype, dtype: np.dtype = np.dtype(np.int32)):
+    expr = _RANK_TEMPLATES[name].format(s=_CTYPES[np.dtype(stype)], t=_CTYPES[np.dtype(dtype)])
+    return get_kernel("msf.cu", expr, INSTANTIATIONS)
 
 
 def weight_keys(weights: Any, m: int, maximum: bool):
@@ -77,30 +91,44 @@ def rank_edges(src: Any, dst: Any, key: Any, n: int, dtype: np.dtype):
     a sort by a more significant key after a less significant one is a
     lexicographic sort. The packed word ``key << 2*nbits | min << nbits | max``
     usually fits 64 bits; up to 16 key bits more go into a second, cheap sort
-    of 16-bit band numbers.
+    of 16-bit band numbers. Building the words and decoding the order are one
+    kernel each (``rank_words``, ``rank_decode``); one reduction before them
+    finds the key range and the number of non-loop edges (the only host sync).
     """
     cp = cupy_or_raise()
-    eid = cp.flatnonzero(src != dst)
-    lo = cp.minimum(src[eid], dst[eid]).astype(cp.uint64)
-    hi = cp.maximum(src[eid], dst[eid]).astype(cp.uint64)
-    key = key[eid]
-    kmin = key.min() if eid.size else cp.uint64(0)
-    key = key - kmin
+    m = int(src.shape[0])
+    st = np.dtype(np.int64) if np.dtype(src.dtype).itemsize > 4 else np.dtype(np.int32)
+    src, dst = src.astype(st, copy=False), dst.astype(st, copy=False)
+    key = cp.ascontiguousarray(key, dtype=cp.uint64)
+    stats = cp.array([np.iinfo(np.uint64).max, 0, 0], dtype=cp.uint64)
+    if m:
+        _rank_kernel("rank_stats", st)(_grid(m), (_BLOCK,), (src, dst, key, np.int64(m), stats))
+    kmin, kmax, count = (int(x) for x in stats.get())
+    if count == 0:
+        return cp.zeros(0, dtype), cp.zeros(0, dtype), cp.zeros(0, cp.int64)
     nbits = max(int(n - 1).bit_length(), 1)
-    span = int(key.max().item()).bit_length() if eid.size else 0
+    span = (kmax - kmin).bit_length()
     low = min(span, 64 - 2 * nbits)  # key bits that fit beside the endpoint pair
     if 2 * nbits < 64 and span - low <= 16:
-        word = (lo << cp.uint64(nbits)) | hi
-        if low:
-            word |= (key & cp.uint64((1 << low) - 1)) << cp.uint64(2 * nbits)
+        word = cp.empty(m, cp.uint64)
+        band = cp.empty(m if span > low else 1, cp.uint16)
+        _rank_kernel("rank_words", st)(
+            _grid(m), (_BLOCK,), (src, dst, key, np.int64(m), np.uint64(kmin), np.int32(nbits),
+                                  np.int32(low), np.int32(span > low), word, band))
         order = cp.argsort(word)
         if span > low:
-            order = order[cp.argsort((key[order] >> cp.uint64(low)).astype(cp.uint16))]
+            order = order[cp.argsort(band[order])]
+        order = order[:count]  # self loops sorted last
     else:  # one stable sort per key, least significant first
-        order = cp.argsort(hi)
-        order = order[cp.argsort(lo[order])]
+        order = cp.flatnonzero(src != dst)
+        order = order[cp.argsort(cp.maximum(src, dst)[order])]
+        order = order[cp.argsort(cp.minimum(src, dst)[order])]
         order = order[cp.argsort(key[order])]
-    return lo[order].astype(dtype), hi[order].astype(dtype), eid[order]
+    order = order.astype(cp.int64, copy=False)
+    eu, ev = cp.empty(count, dtype), cp.empty(count, dtype)
+    _rank_kernel("rank_decode", st, dtype)(_grid(count), (_BLOCK,),
+                                           (src, dst, order, np.int64(count), eu, ev))
+    return eu, ev, order
 
 
 def boruvka(eu: Any, ev: Any, n: int, light: int | None = None):

@@ -16,6 +16,82 @@ template <> struct IdLimits<long long> { static constexpr long long none = 0x7ff
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
          i += (long long)blockDim.x * gridDim.x)
 
+// ------------------------------------------------------------------------------ ranking
+// The driver ranks edges by one (or two) stable sorts of packed words. These kernels
+// replace a dozen elementwise CuPy passes (and their temporaries) around those sorts:
+// one reduction, one pass that builds the words, one that decodes the sorted order.
+// S is the caller's id type (int or long long); keys are unsigned weight keys whose
+// order is the weights' order.
+
+// min and max key over the non-loop edges, and how many there are (out starts as
+// {~0, 0, 0}). Warp reduction first: one atomic per warp and quantity.
+template <typename S>
+__global__ void rank_stats(const S* __restrict__ src, const S* __restrict__ dst,
+                           const unsigned long long* __restrict__ key, long long m,
+                           unsigned long long* out) {
+    unsigned long long lo = ~0ull, hi = 0, count = 0;
+    MSF_GRID_STRIDE(i, m) {
+        if (src[i] != dst[i]) {
+            unsigned long long k = key[i];
+            lo = k < lo ? k : lo;
+            hi = k > hi ? k : hi;
+            ++count;
+        }
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        unsigned long long o = __shfl_down_sync(0xffffffffu, lo, off);
+        lo = o < lo ? o : lo;
+        o = __shfl_down_sync(0xffffffffu, hi, off);
+        hi = o > hi ? o : hi;
+        count += __shfl_down_sync(0xffffffffu, count, off);
+    }
+    if ((threadIdx.x & 31) == 0 && count) {
+        atomicMin(out, lo);
+        atomicMax(out + 1, hi);
+        atomicAdd(out + 2, count);
+    }
+}
+
+// word = (low bits of key - kmin) << 2*nbits | min(u,v) << nbits | max(u,v), and the
+// key's higher bits as a 16-bit band for a second sort (when with_band). Self loops get
+// the largest word and band, so they sort last and the driver cuts them off by count.
+template <typename S>
+__global__ void rank_words(const S* __restrict__ src, const S* __restrict__ dst,
+                           const unsigned long long* __restrict__ key, long long m,
+                           unsigned long long kmin, int nbits, int low, int with_band,
+                           unsigned long long* __restrict__ word,
+                           unsigned short* __restrict__ band) {
+    unsigned long long low_mask = low ? (~0ull >> (64 - low)) : 0ull;
+    MSF_GRID_STRIDE(i, m) {
+        S u = src[i], v = dst[i];
+        unsigned long long w = ~0ull;
+        unsigned short b = 0xffffu;
+        if (u != v) {
+            unsigned long long k = key[i] - kmin;
+            unsigned long long lo = (unsigned long long)(u < v ? u : v);
+            unsigned long long hi = (unsigned long long)(u < v ? v : u);
+            w = (lo << nbits) | hi;
+            if (low) w |= (k & low_mask) << (2 * nbits);
+            b = (unsigned short)(low < 64 ? (k >> low) : 0ull);
+        }
+        word[i] = w;
+        if (with_band) band[i] = b;
+    }
+}
+
+// Endpoints of the edges in rank order: eu[r] = min, ev[r] = max of edge order[r].
+template <typename S, typename IdT>
+__global__ void rank_decode(const S* __restrict__ src, const S* __restrict__ dst,
+                            const long long* __restrict__ order, long long count,
+                            IdT* __restrict__ eu, IdT* __restrict__ ev) {
+    MSF_GRID_STRIDE(r, count) {
+        long long e = order[r];
+        S u = src[e], v = dst[e];
+        eu[r] = (IdT)(u < v ? u : v);
+        ev[r] = (IdT)(u < v ? v : u);
+    }
+}
+
 // ------------------------------------------------------------------------------ Borůvka
 // One round: every live edge offers its rank to both endpoint components, and the edges
 // whose endpoints are still apart are appended to the next round's list (order does not
