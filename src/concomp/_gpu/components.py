@@ -29,6 +29,10 @@ USE_CUDA_GRAPHS = True
 #: k-out: hook each vertex to its first neighbour with a plain store when that
 #: neighbour is smaller (ECL-CC's init, no atomics), leaving CAS unions for the rest.
 KOUT_HOOK_FIRST = False  # measured slower on the suite (deeper trees to compress)
+#: Without sampling: hook each vertex to its first (smallest) neighbour with a plain
+#: store before the finish (ECL-CC's init), optionally compressing those trees.
+NONE_HOOK_FIRST = False
+NONE_HOOK_COMPRESS = False
 
 
 class _Run:
@@ -171,11 +175,12 @@ class _Run:
             indptr, indices, eids = self.csr()
             e = eids if self.record else self.dummy
             queue, qlen = self.queue, self.qlen
+            hb = np.int32(self.v.sampling == Sampling.HB)
             self.launch("finish_csr", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
-                        np.int32(k0), lmax, np.int32(use), np.int32(not SAMPLE_COMPRESS),
+                        np.int32(k0), hb, lmax, np.int32(use), np.int32(not SAMPLE_COMPRESS),
                         I(HEAVY_DEGREE), queue, qlen)
             self.k.finish_heavy(_grid(device_info()["sm_count"] * 4 * BLOCK), (BLOCK,),
-                                (*self.uf, indptr, indices, e, self.hook_edge, np.int32(k0),
+                                (*self.uf, indptr, indices, e, self.hook_edge, np.int32(k0), hb,
                                  np.int32(use), queue, qlen))
         else:
             src, dst = self.coo()
@@ -202,6 +207,13 @@ class _Run:
         mark("init")
         sampled = self.v.sampling != Sampling.NONE
         k0 = self.sample(mark) if sampled else 0
+        if not sampled and NONE_HOOK_FIRST and self.v.layout == Layout.CSR:
+            indptr, indices, eids = self.csr()
+            self.launch("hb_hook", self.n, *self.uf, indptr, indices,
+                        eids if self.record else self.dummy, self.hook_edge, self.I(self.n))
+            if NONE_HOOK_COMPRESS:
+                self.launch("compress", self.n, *self.uf, self.I(self.n))
+            mark("hook")
         self.finish(k0, sampled)
         mark("finish")
         roots = self.roots()

@@ -97,6 +97,9 @@ __global__ void hb_hook(UF_PARAMS, const I* __restrict__ indptr, const I* __rest
 }
 
 // Hook-based sampling, step 2: every vertex still a root unites its next N edges.
+// A vertex that another thread's union linked first skips all of them, edge 0
+// included; the finish therefore starts such "unhooked" vertices (first neighbour
+// not smaller) at edge 0 (see first_edge below), which keeps this step cheap.
 template <typename I, class U, bool JTB, bool RECORD>
 __global__ void hb_roots(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                          const I* __restrict__ eids, I* hook_edge, I n, int N) {
@@ -169,18 +172,32 @@ __device__ __forceinline__ I skip_rep(const UFState<I>& s, I v, int by_find) {
     return FindHalve::find(s.p, v);
 }
 
+// First edge the finish must unite for v: k0 leading edges were united by sampling,
+// except that hook-based sampling (hb != 0, k0 == 1) guarantees edge 0 only for
+// vertices hb_hook hooked; for the others hb_roots may have skipped it (racing with
+// a union that linked v first), and losing it would disconnect v's component when
+// the finish skips the neighbour's side.
+template <typename I>
+__device__ __forceinline__ I first_edge(const I* __restrict__ indptr,
+                                        const I* __restrict__ indices, I v, int k0, int hb) {
+    I b = indptr[v];
+    if (hb && b < indptr[v + 1] && indices[b] >= v) return b;
+    return b + k0;
+}
+
 // Vertex-parallel CSR finish. Low-degree vertices are done by their own thread;
 // vertices of degree > heavy are queued for the block-level kernel below.
 // Without sampling (use_lmax == 0) each undirected edge is united once (w < v).
 template <typename I, class U, bool JTB, bool RECORD>
 __global__ void finish_csr(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
-                           const I* __restrict__ eids, I* hook_edge, I n, int k0, const I* lmax,
-                           int use_lmax, int by_find, I heavy, I* queue, I* queue_len) {
+                           const I* __restrict__ eids, I* hook_edge, I n, int k0, int hb,
+                           const I* lmax, int use_lmax, int by_find, I heavy, I* queue,
+                           I* queue_len) {
     UF_STATE;
     I skip = lmax[0];
     GRID_STRIDE(v, n) {
         if (use_lmax && skip_rep<I, U, JTB>(s, (I)v, by_find) == skip) continue;
-        I b = indptr[v] + k0, e = indptr[v + 1];
+        I b = first_edge(indptr, indices, (I)v, k0, hb), e = indptr[v + 1];
         if (e - b > heavy) {
             I slot = atomic_add(queue_len, (I)1);
             queue[slot] = (I)v;
@@ -198,13 +215,13 @@ __global__ void finish_csr(UF_PARAMS, const I* __restrict__ indptr, const I* __r
 // Heavy vertices: one block per queued vertex, threads stride over its edges.
 template <typename I, class U, bool RECORD>
 __global__ void finish_heavy(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
-                             const I* __restrict__ eids, I* hook_edge, int k0, int sampled,
-                             const I* queue, const I* queue_len) {
+                             const I* __restrict__ eids, I* hook_edge, int k0, int hb,
+                             int sampled, const I* queue, const I* queue_len) {
     UF_STATE;
     I len = queue_len[0];
     for (I q = blockIdx.x; q < len; q += gridDim.x) {
         I v = queue[q];
-        I b = indptr[v] + k0, e = indptr[v + 1];
+        I b = first_edge(indptr, indices, v, k0, hb), e = indptr[v + 1];
         for (I j = b + threadIdx.x; j < e; j += blockDim.x) {
             I w = indices[j];
             if (!sampled && w > v) continue;
