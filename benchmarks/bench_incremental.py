@@ -14,8 +14,10 @@ on the CPU), one warm-up, median of ``--reps``, each on a fresh structure. Rows:
   ``insert`` (validation reduction, one host sync, the insert kernel); ``kernel``
   calls the engine directly (validated already), the number GConn reports;
 - ``batch_size``: streams of batches of 1e3 .. 1e8 edges (capped by the stream; at
-  most ``--max-batches`` batches per run), ``api`` and ``kernel`` as above, plus
-  the per-batch floor (time per batch at the smallest batch size);
+  most ``--max-batches`` batches per run), ``api`` and ``kernel`` as above (one
+  call per batch), ``stream`` one ``insert_batches`` call for the whole stream
+  (validated once, no host sync per batch), plus the per-batch floor (time per
+  batch at the smallest batch size);
 - ``ratio``: one mixed batch of inserts and random-pair queries at several
   inserts:queries ratios (ops/s counts both).
 
@@ -118,7 +120,8 @@ def bench_graph(name: str, args, timer: Timer) -> list[dict]:
     for order, (s, d) in (("csr", (csr_src, csr_dst)), ("permuted", (src, dst))):
         ms = timer(fresh, lambda ic, s=s, d=d: ic.insert(s, d))
         row("one_batch", "api", ms, m, batch=m, order=order)
-        ms = timer(fresh, lambda ic, s=s, d=d: ic._engine.run("insert", None, s, d, 0))
+        ms = timer(fresh, lambda ic, s=s, d=d: ic._engine.run("insert", None, s, d, 0,
+                                                               num_nodes=n))
         row("one_batch", "kernel", ms, m, batch=m, order=order)
     sizes = sorted({min(b, m) for b in BATCH_SIZES})
     for b in sizes:
@@ -132,12 +135,17 @@ def bench_graph(name: str, args, timer: Timer) -> list[dict]:
 
         def kernel(ic, chunks=chunks):
             for i, (s, d) in enumerate(chunks):
-                ic._engine.run("insert", None, s, d, i)
+                ic._engine.run("insert", None, s, d, i, num_nodes=n)
+
+        def stream(ic, b=b, edges=edges):
+            ic.insert_batches(src[:edges], dst[:edges], b)
 
         ms = timer(fresh, api)
         row("batch_size", "api", ms, edges, batch=b, batches=k, us_per_batch=ms * 1e3 / k)
         ms = timer(fresh, kernel)
         row("batch_size", "kernel", ms, edges, batch=b, batches=k, us_per_batch=ms * 1e3 / k)
+        ms = timer(fresh, stream)
+        row("batch_size", "stream", ms, edges, batch=b, batches=k, us_per_batch=ms * 1e3 / k)
     rng = np.random.default_rng(23)
     for label, r in RATIOS:
         ins = m if r == float("inf") else int(min(m, MAX_RATIO_OPS * r / (1 + r)))
@@ -166,6 +174,7 @@ def report(rows: list[dict], device: str, quick: bool, verbose: bool) -> dict:
         if small:
             s["batch1e4_api_eps"] = small["api"]["ops_per_s"]
             s["batch1e4_kernel_eps"] = small["kernel"]["ops_per_s"]
+            s["batch1e4_stream_eps"] = small["stream"]["ops_per_s"]
         smallest = [r for r in g if r["experiment"] == "batch_size" and r["batch"] == min(
             x["batch"] for x in g if x["experiment"] == "batch_size")]
         for r in smallest:  # the per-batch floor: time per batch at the smallest batch size
@@ -175,15 +184,17 @@ def report(rows: list[dict], device: str, quick: bool, verbose: bool) -> dict:
           f">= {TARGET_SMALL_BATCH_EPS:.0e} edges/s at batch 1e4")
     print("one batch: all edges in CSR order (as the reference) / randomly permuted; ms")
     print(f"{'graph':9} {'edges':>11} {'api':>8} {'kernel':>8} {'target':>7} {'perm api':>9} "
-          f"{'perm kern':>9} {'1e4 api e/s':>12} {'1e4 kern e/s':>12} {'floor us':>9} "
-          f"{'kern us':>8}")
+          f"{'perm kern':>9} {'1e4 api e/s':>12} {'1e4 kern e/s':>12} {'1e4 strm e/s':>12} "
+          f"{'floor us':>9} {'kern us':>8} {'strm us':>8}")
     for name, s in summary.items():
         tgt = f"{s['target_ms']:.2f}" if s["target_ms"] else "-"
         print(f"{name:9} {s['edges']:>11,} {s['one_batch_api_ms']:>8.3f} "
               f"{s['one_batch_kernel_ms']:>8.3f} {tgt:>7} {s['one_batch_permuted_api_ms']:>9.3f} "
               f"{s['one_batch_permuted_kernel_ms']:>9.3f} {s.get('batch1e4_api_eps', 0):>12.3e} "
-              f"{s.get('batch1e4_kernel_eps', 0):>12.3e} "
-              f"{s.get('floor_us_per_batch_api', 0):>9.1f} {s.get('floor_us_per_batch_kernel', 0):>8.1f}")
+              f"{s.get('batch1e4_kernel_eps', 0):>12.3e} {s.get('batch1e4_stream_eps', 0):>12.3e} "
+              f"{s.get('floor_us_per_batch_api', 0):>9.1f} "
+              f"{s.get('floor_us_per_batch_kernel', 0):>8.1f} "
+              f"{s.get('floor_us_per_batch_stream', 0):>8.1f}")
     if not verbose:
         return summary
     print(f"\n{'graph':9} {'experiment':10} {'mode':6} {'batch/ratio':>11} {'ms':>9} {'ops/s':>10}")

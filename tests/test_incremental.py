@@ -162,17 +162,13 @@ BAD_BATCHES = {
 }
 
 
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("case", list(BAD_BATCHES))
-def test_failed_batch_changes_nothing(device: str, case: str) -> None:
-    ic = IncrementalConnectivity(device=device)
-    ic.process([0, 0, 1], [0, 5, 0], [1, 6, 6])
+def _assert_unchanged(ic, call) -> InvalidGraphError:
+    """Run ``call`` (which must raise); check that the state did not change at all."""
     before = (ic.num_nodes, ic.num_batches, ic.num_components, ic.capacity, ic.index_dtype)
     forest = _host(ic.spanning_forest().src).tolist()
     p = ic._engine.export(ic.num_nodes)
-    ops, u, v = BAD_BATCHES[case]
     with pytest.raises(InvalidGraphError) as err:
-        ic.process(ops, u, v)
+        call()
     assert "Fix:" in str(err.value)
     assert (ic.num_nodes, ic.num_batches, ic.num_components, ic.capacity,
             ic.index_dtype) == before
@@ -180,6 +176,20 @@ def test_failed_batch_changes_nothing(device: str, case: str) -> None:
     after = ic._engine.export(ic.num_nodes)
     for name in p:
         np.testing.assert_array_equal(p[name], after[name])
+    return err.value
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", list(BAD_BATCHES))
+@pytest.mark.parametrize("stream", [False, True], ids=["batch", "stream"])
+def test_failed_batch_changes_nothing(device: str, case: str, stream: bool) -> None:
+    ic = IncrementalConnectivity(device=device)
+    ic.process([0, 0, 1], [0, 5, 0], [1, 6, 6])
+    ops, u, v = BAD_BATCHES[case]
+    if stream:  # the bad entry sits in the second batch: the first must not be applied
+        _assert_unchanged(ic, lambda: ic.process_batches(ops, u, v, 1))
+    else:
+        _assert_unchanged(ic, lambda: ic.process(ops, u, v))
 
 
 def test_error_messages_name_argument_and_position() -> None:
@@ -254,3 +264,230 @@ def test_gpu_batches_stay_on_the_device_and_match_cpu() -> None:
         assert int(got.get()[~q].sum()) == int(want[~q].sum())
     assert isinstance(g.labels(), cp.ndarray)
     np.testing.assert_array_equal(g.labels().get(), c.labels())
+
+
+# --------------------------------------------------------------------------- streams
+STREAM_SIZES = (1, 7, 64, 10**9)  # one per batch, not dividing m, several, one batch
+STREAM_N, STREAM_M = 300, 600
+
+
+def _stream_arrays(rng, n: int, m: int):
+    ops = (rng.random(m) < 0.3).astype(np.int8)
+    return ops, rng.integers(0, n, m), rng.integers(0, n, m)
+
+
+def _per_slice(ic, kind: str, ops, u, v, size: int) -> np.ndarray:
+    """The reference: one ``insert`` / ``process`` call per slice."""
+    out = [np.zeros(0, bool)]
+    for lo in range(0, u.shape[0], size):
+        s = slice(lo, lo + size)
+        out.append(_host(ic.insert(u[s], v[s]) if kind == "insert" else
+                         ic.process(ops[s], u[s], v[s])))
+    return np.concatenate(out)
+
+
+def _check_stream_forest(ic, first: int, size: int, u, v, ins, got) -> None:
+    """Forest edges of the stream's batches point at inserts that reported True."""
+    f = ic.spanning_forest()
+    b, e = _host(f.batch_ids), _host(f.edge_ids)
+    mine = b >= first
+    assert np.all((e[mine] >= 0) & (e[mine] < size))
+    pos = (b[mine] - first) * size + e[mine]
+    assert np.all(pos < u.shape[0]) and np.all(ins[pos]) and np.all(got[pos])
+    np.testing.assert_array_equal(_host(f.src)[mine], u[pos])
+    np.testing.assert_array_equal(_host(f.dst)[mine], v[pos])
+    assert int(mine.sum()) == int(got[ins].sum())
+
+
+@pytest.mark.parametrize("device,algorithm", ENGINES)
+@pytest.mark.parametrize("kind", ["insert", "mixed"])
+def test_stream_equals_one_call_per_slice(device: str, algorithm: str, kind: str) -> None:
+    rng = np.random.default_rng(21)
+    for size in STREAM_SIZES:
+        ops, u, v = _stream_arrays(rng, STREAM_N, STREAM_M)
+        ins = ops == 0 if kind == "mixed" else np.ones(STREAM_M, bool)
+        # a batch before the stream: the stream's batch ids start at 1
+        pre = (np.array([0, 0]), np.array([0, 2]), np.array([1, 3]))
+        ics = [IncrementalConnectivity(STREAM_N, device=device, algorithm=algorithm)
+               for _ in range(2)]
+        for ic in ics:
+            ic.process(*pre)
+        ref = _per_slice(ics[0], kind, ops, u, v, size)
+        got = (ics[1].insert_batches(u, v, size) if kind == "insert" else
+               ics[1].process_batches(ops, u, v, size))
+        assert isinstance(got, np.ndarray) and got.dtype == bool and got.shape == (STREAM_M,)
+        a, b = ics
+        nb = -(-STREAM_M // size)
+        assert b.num_batches == a.num_batches == 1 + nb
+        assert (b.num_nodes, b.num_components) == (a.num_nodes, a.num_components)
+        np.testing.assert_array_equal(_host(b.labels()), _host(a.labels()))
+        np.testing.assert_array_equal(got[~ins], ref[~ins])  # queries
+        _check_stream_forest(b, 1, min(size, STREAM_M), u, v, ins, got)
+        src = [pre[1][:2], u[ins]]
+        dst = [pre[2][:2], v[ins]]
+        _check_against_oracle(b, src, dst, STREAM_N)
+        if device == "cpu":  # sequential: the very same state
+            np.testing.assert_array_equal(got, ref)
+            ea, eb = a._engine.export(a.num_nodes), b._engine.export(b.num_nodes)
+            for name in ea:
+                np.testing.assert_array_equal(ea[name], eb[name])
+        else:  # which insert wins may differ; how many win per batch may not
+            for lo in range(0, STREAM_M, size):
+                s = slice(lo, lo + size)
+                assert int(got[s][ins[s]].sum()) == int(ref[s][ins[s]].sum())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_empty_streams(device: str) -> None:
+    ic = IncrementalConnectivity(4, device=device)
+    ic.insert([0], [1])
+    assert _host(ic.insert_batches([], [], 3)).tolist() == []
+    assert _host(ic.process_batches([], [], [], 1)).tolist() == []
+    assert (ic.num_batches, ic.num_nodes, ic.num_components) == (1, 4, 3)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("size", [0, -3, 2.5, True, "4", None, np.int64(0)])
+def test_bad_batch_size_changes_nothing(device: str, size) -> None:
+    ic = IncrementalConnectivity(device=device)
+    ic.insert([0, 2], [1, 3])
+    err = _assert_unchanged(ic, lambda: ic.insert_batches([0, 1], [4, 5], size))
+    assert "`batch_size`" in str(err) and repr(size) in str(err)
+    err = _assert_unchanged(ic, lambda: ic.process_batches([0, 1], [4, 5], [6, 7], size))
+    assert "`batch_size`" in str(err)
+
+
+def test_stream_errors_name_argument_and_position() -> None:
+    ic = IncrementalConnectivity(device="cpu")
+    with pytest.raises(InvalidGraphError, match=r"`dst`: vertex id -3 at position 5"):
+        ic.insert_batches([0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5, -3], 2)
+    with pytest.raises(InvalidGraphError, match=r"`ops`: code 7 at position 4"):
+        ic.process_batches([0, 1, 0, 0, 7], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4], 2)
+    with pytest.raises(InvalidGraphError, match=r"differ in length"):
+        ic.insert_batches([0, 1], [1], 1)
+    assert ic.num_batches == 0 and ic.num_nodes == 0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_stream_grows_once_for_the_largest_id(device: str) -> None:
+    ic = IncrementalConnectivity(3, device=device)
+    cap = ic.capacity
+    u = np.array([0, 1, cap + 7, 4 * cap, 2])
+    v = np.array([1, 2, 0, cap + 7, 4 * cap - 1])
+    want_cap = plan_capacity(cap, ic.index_dtype, 4 * cap + 1)[0]
+    grown = []
+    resize = ic._engine.resize
+    ic._engine.resize = lambda c, d: (grown.append(c), resize(c, d))
+    got = _host(ic.insert_batches(u, v, 2))
+    assert grown == [want_cap] and ic.capacity == want_cap
+    assert got.tolist() == [True, True, True, True, True]
+    assert ic.num_nodes == 4 * cap + 1 and ic.num_batches == 3
+    _check_against_oracle(ic, [u], [v], ic.num_nodes)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_stream_int64_ids(device: str, monkeypatch) -> None:
+    monkeypatch.setattr(inc, "INT32_CAPACITY", 3000)
+    ic = IncrementalConnectivity(device=device)
+    u = np.array([1, 2, 2999, 7, 4000], np.int64)
+    v = np.array([2, 2999, 5000, 8, 1], np.int64)
+    ops = np.array([0, 0, 0, 1, 1], np.int8)
+    got = _host(ic.process_batches(ops, u, v, 2))
+    assert ic.index_dtype == np.int64 and ic.num_batches == 3
+    assert got.tolist() == [True, True, True, False, False]
+    got = _host(ic.process_batches(np.array([1, 1]), np.array([5000, 3]), np.array([1, 3]), 5))
+    assert got.tolist() == [True, True]
+    _check_against_oracle(ic, [u[:3]], [v[:3]], 5001)
+
+
+# --------------------------------------------------------------------------- GPU only
+GPU_ONLY = [pytest.param(a, marks=[pytest.mark.gpu, gpu])
+            for a in GPU_ALGS or [inc.DEFAULT_ALGORITHM]]
+
+
+def test_sample_step_rules(monkeypatch) -> None:
+    import concomp._gpu.incremental as gi
+
+    assert gi.sample_step(1 << 24, 1 << 18) == 1  # off by default
+    monkeypatch.setattr(gi, "SAMPLE", True)
+    assert gi.sample_step(1 << 20, 1 << 18) == 2  # 2^20 // (2 * 2^18)
+    assert gi.sample_step(1 << 24, 1 << 18) == 32
+    assert gi.sample_step((1 << 20) - 1, 16) == 1  # too small a batch
+    assert gi.sample_step(1 << 20, 1 << 20) == 1  # too few edges per vertex
+    assert gi.sample_step(1 << 20, 0) == 1
+    monkeypatch.setattr(gi, "SAMPLE", False)
+    assert gi.sample_step(1 << 24, 1 << 18) == 1
+
+
+@pytest.mark.parametrize("per_vertex", [0.05, 0.2, 2.0, 1e-6])  # steps 20, 5, 2, > m
+@pytest.mark.parametrize("algorithm", GPU_ONLY)
+def test_gpu_sampled_batches_match_cpu(algorithm: str, per_vertex: float, monkeypatch) -> None:
+    import concomp._gpu.incremental as gi
+
+    monkeypatch.setattr(gi, "SAMPLE", True)
+    monkeypatch.setattr(gi, "SAMPLE_MIN_EDGES", 0)
+    monkeypatch.setattr(gi, "SAMPLE_MIN_RATIO", 0.0)
+    monkeypatch.setattr(gi, "SAMPLE_EDGES_PER_VERTEX", per_vertex)
+    rng = np.random.default_rng(13)
+    # about one edge per vertex: many components, so a skipped insert shows in the labels
+    n, m = 20_000, 20_000
+    assert gi.sample_step(m, n) >= 2  # the sampled path runs
+    g = IncrementalConnectivity(n, device="gpu", algorithm=algorithm)
+    c = IncrementalConnectivity(n, device="cpu")
+    src, dst = [], []
+    for k in range(4):
+        u, v = rng.integers(0, n // 2 + k * n // 8, m), rng.integers(0, n, m)
+        if k % 2:  # mixed batches: the sample phase skips queries, the query kernel follows
+            ops = (rng.random(m) < 0.3).astype(np.int8)
+            got, want = _host(g.process(ops, u, v)), c.process(ops, u, v)
+        else:
+            ops = np.zeros(m, np.int8)
+            got, want = _host(g.insert(u, v)), c.insert(u, v)
+        q = ops == 1
+        np.testing.assert_array_equal(got[q], want[q])
+        assert int(got[~q].sum()) == int(want[~q].sum())
+        src.append(u[~q])
+        dst.append(v[~q])
+        _check_against_oracle(g, src, dst, n)
+        f = g.spanning_forest()
+        mine = _host(f.batch_ids) == k  # hook positions are positions in the batch
+        pos = _host(f.edge_ids)[mine]
+        assert np.all(got[pos]) and np.all(~q[pos])
+        np.testing.assert_array_equal(_host(f.src)[mine], u[pos])
+
+
+@pytest.mark.parametrize("graphs", [True, False], ids=["graph", "launches"])
+@pytest.mark.parametrize("algorithm", GPU_ONLY)
+def test_gpu_streams_stay_on_the_device_and_match_cpu(algorithm: str, graphs: bool,
+                                                      monkeypatch) -> None:
+    import cupy as cp
+
+    import concomp._gpu.incremental as gi
+
+    monkeypatch.setattr(gi, "STREAM_GRAPHS", graphs)
+    rng = np.random.default_rng(17)
+    # 71 batches (the last of one entry): three replays of 32 steps, 25 of them idle
+    n, m = 5000, 70_001
+    g = IncrementalConnectivity(n, device="gpu", algorithm=algorithm)
+    c = IncrementalConnectivity(n, device="cpu")
+    for kind in ("insert", "mixed", "insert"):
+        ops, u, v = _stream_arrays(rng, n, m)
+        if kind == "insert":
+            got = g.insert_batches(cp.asarray(u), cp.asarray(v), 1000)
+            want = c.insert_batches(u, v, 1000)
+            ins = np.ones(m, bool)
+        else:
+            got = g.process_batches(cp.asarray(ops), cp.asarray(u), cp.asarray(v), 1000)
+            want = c.process_batches(ops, u, v, 1000)
+            ins = ops == 0
+        assert isinstance(got, cp.ndarray)
+        got = got.get()
+        np.testing.assert_array_equal(got[~ins], want[~ins])
+        for lo in range(0, m, 1000):
+            s = slice(lo, lo + 1000)
+            assert int(got[s][ins[s]].sum()) == int(want[s][ins[s]].sum())
+        first = g.num_batches - 71
+        assert g.num_batches == c.num_batches
+        _check_stream_forest(g, first, 1000, u, v, ins, got)
+        np.testing.assert_array_equal(g.labels().get(), c.labels())
+        assert g.num_components == c.num_components

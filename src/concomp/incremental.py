@@ -38,7 +38,10 @@ INSERT, QUERY = 0, 1  #: op codes of :meth:`IncrementalConnectivity.process` (GC
 INT32_CAPACITY = int(np.iinfo(np.int32).max)
 #: Smallest capacity allocated once anything is stored (growth is geometric from here).
 MIN_CAPACITY = 1024
-DEFAULT_ALGORITHM = "none-async-split-coo"  # GConn's best incremental rule
+#: Rem's rule with path halving: on the H100 1.1-1.3x faster than GConn's choice,
+#: Union-Async with splitting, on every suite graph inserted as one batch
+#: (``benchmarks/profile_incremental.py``).
+DEFAULT_ALGORITHM = "none-rem_cas-halve-coo"
 FORMAT_VERSION = 1  #: version of the .npz layout written by ``save``
 _FINISHES = {"cpu": (Finish.ASYNC, Finish.REM_CAS),
              "gpu": (Finish.ASYNC, Finish.EARLY, Finish.HOOKS, Finish.REM_CAS, Finish.REM_LOCK)}
@@ -221,6 +224,16 @@ def place(result: Any, like: str) -> Any:
     return result
 
 
+def check_batch_size(batch_size: Any) -> int:
+    """``batch_size`` as a Python int >= 1, or :class:`~concomp.InvalidGraphError`."""
+    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) \
+            or batch_size < 1:
+        raise InvalidGraphError(f"argument `batch_size`: expected an int >= 1, got "
+                                f"{batch_size!r}. Fix: pass the number of entries per batch "
+                                "(the last batch may be shorter).")
+    return int(batch_size)
+
+
 def save_state(path: Any, arrays: dict[str, np.ndarray], **meta: Any) -> None:
     np.savez(path, format_version=np.int64(FORMAT_VERSION), **arrays,
              **{f"meta_{k}": np.asarray(val) for k, val in meta.items()})
@@ -252,7 +265,7 @@ class IncrementalConnectivity:
         is usable, else on the CPU. Results come back where the batch came from
         (NumPy batches get NumPy results, CuPy batches CuPy results).
     algorithm : str
-        ``"auto"`` (Union-Async with path splitting, ``"none-async-split-coo"``)
+        ``"auto"`` (Rem's union with CAS and path halving, ``"none-rem_cas-halve-coo"``)
         or one of :func:`legal_algorithms`.
 
     Notes
@@ -262,7 +275,13 @@ class IncrementalConnectivity:
     when nothing earlier (earlier batches, earlier positions of its batch)
     connected its endpoints. On the GPU a batch's inserts run concurrently:
     how many report True is fixed, but among inserts that could join the same
-    two components, which one wins depends on thread timing.
+    two components, which one wins depends on thread timing (a large GPU batch
+    runs a sample of its inserts first, flattens the forest, then the rest: the
+    same rule, only the order differs).
+
+    Many small batches are cheaper as one stream: :meth:`insert_batches` and
+    :meth:`process_batches` equal one :meth:`insert` / :meth:`process` call per
+    slice, but validate once and, on the GPU, never wait for the host in between.
 
     Examples
     --------
@@ -303,7 +322,8 @@ class IncrementalConnectivity:
 
     @property
     def num_batches(self) -> int:
-        """Batches applied so far (calls of :meth:`insert` and :meth:`process`)."""
+        """Batches applied so far (calls of :meth:`insert` and :meth:`process`, plus the
+        batches of :meth:`insert_batches` and :meth:`process_batches`)."""
         return self._batches
 
     @property
@@ -357,6 +377,81 @@ class IncrementalConnectivity:
         """
         return self._apply(prepare("mixed", ops, u, v, ("u", "v"), self.device))
 
+    def insert_batches(self, src: Any, dst: Any, batch_size: int) -> Any:
+        """Insert a stream of edges as consecutive batches of ``batch_size`` edges.
+
+        The same as calling :meth:`insert` once per slice ``[k * batch_size,
+        (k + 1) * batch_size)`` (the last slice may be shorter): one result per
+        edge, :attr:`num_batches` advances by the number of slices, and the
+        spanning forest records each edge's batch and its position within that
+        batch. Faster for small batches: the whole stream is validated once (and
+        rejected whole, changing nothing, if any id is bad), the state grows once,
+        and on the GPU nothing waits for the host between batches.
+
+        Parameters
+        ----------
+        src, dst : array_like of int
+            Endpoints, one pair per edge (NumPy, CuPy, torch, lists).
+        batch_size : int
+            Edges per batch (>= 1).
+
+        Returns
+        -------
+        ndarray of bool
+            Per edge, whether it joined two components (NumPy for host input,
+            CuPy for device input).
+
+        Examples
+        --------
+        >>> from concomp.incremental import IncrementalConnectivity
+        >>> ic = IncrementalConnectivity(device="cpu")
+        >>> ic.insert_batches([0, 1, 2, 0, 3], [1, 2, 0, 3, 4], batch_size=2).tolist()
+        [True, True, False, True, True]
+        >>> ic.num_batches, ic.num_components
+        (3, 1)
+        >>> ic.spanning_forest().batch_ids.tolist(), ic.spanning_forest().edge_ids.tolist()
+        ([0, 0, 1, 2], [0, 1, 1, 0])
+        """
+        return self._apply_stream(prepare("insert", None, src, dst, ("src", "dst"), self.device),
+                                  batch_size)
+
+    def process_batches(self, ops: Any, u: Any, v: Any, batch_size: int) -> Any:
+        """Apply a stream of inserts and queries as consecutive mixed batches of ``batch_size``.
+
+        The same as calling :meth:`process` once per slice of ``batch_size``
+        entries (the last may be shorter): within a batch all inserts come
+        first, then its queries; a query never sees a later batch's insert. See
+        :meth:`insert_batches` for validation, growth and the forest's ids.
+
+        Parameters
+        ----------
+        ops : array_like of int
+            Per entry 0 (insert ``(u[i], v[i])``) or 1 (query).
+        u, v : array_like of int
+            Endpoints, one pair per entry.
+        batch_size : int
+            Entries per batch (>= 1).
+
+        Returns
+        -------
+        ndarray of bool
+            Per entry: for an insert whether it joined two components, for a
+            query whether the endpoints are connected after its batch's inserts.
+
+        Examples
+        --------
+        >>> from concomp.incremental import IncrementalConnectivity
+        >>> ic = IncrementalConnectivity(device="cpu")
+        >>> # batch 0: query (0, 1), insert (0, 1); batch 1: query (1, 2), insert (1, 2)
+        >>> ic.process_batches([1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 2, 2], batch_size=2).tolist()
+        [True, True, True, True]
+        >>> ic.process_batches([1, 0, 1], [3, 3, 0], [4, 4, 4], batch_size=1).tolist()
+        [False, True, False]
+        >>> ic.num_batches
+        5
+        """
+        return self._apply_stream(prepare("mixed", ops, u, v, ("u", "v"), self.device), batch_size)
+
     def find(self, v: Any) -> Any:
         """Root of each vertex: the smallest vertex id of its component (int64)."""
         b = prepare("query", None, v, v, ("v", "v"), self.device)
@@ -368,9 +463,21 @@ class IncrementalConnectivity:
         dt = self._engine.dtype
         u, v = b.u.astype(dt, copy=False), b.v.astype(dt, copy=False)
         ops = None if b.ops is None else b.ops.astype(np.int8, copy=False)  # codes are 0 / 1 now
-        result = self._engine.run(b.kind, ops, u, v, self._batches)
+        result = self._engine.run(b.kind, ops, u, v, self._batches, num_nodes=self._n)
         if b.kind != "query":
             self._batches += 1
+        return place(result, b.like)
+
+    def _apply_stream(self, b: Batch, batch_size: Any) -> Any:
+        size = check_batch_size(batch_size)
+        self._reserve(b)
+        dt = self._engine.dtype
+        u, v = b.u.astype(dt, copy=False), b.v.astype(dt, copy=False)
+        ops = None if b.ops is None else b.ops.astype(np.int8, copy=False)
+        m = int(u.shape[0])
+        size = min(size, max(m, 1))  # same slices; keeps the engines' offsets from overflowing
+        result = self._engine.run_stream(b.kind, ops, u, v, self._batches, size)
+        self._batches += -(-m // size)
         return place(result, b.like)
 
     def _reserve(self, b: Batch) -> None:
@@ -412,8 +519,9 @@ class IncrementalConnectivity:
     def spanning_forest(self) -> SpanningForest:
         """The inserts that joined two components, ordered by (batch, position in batch).
 
-        ``edge_ids`` holds the position, ``batch_ids`` the batch (0-based, one per
-        call of :meth:`insert` / :meth:`process`).
+        ``edge_ids`` holds the position within its batch, ``batch_ids`` the batch
+        (0-based, one per call of :meth:`insert` / :meth:`process`, one per slice
+        of :meth:`insert_batches` / :meth:`process_batches`).
         """
         src, dst, batch, pos = self._engine.forest(self._n)
         return SpanningForest(src=src, dst=dst, edge_ids=pos, num_nodes=self._n,

@@ -111,27 +111,42 @@ class ArrayState:
 
 
 @nb.njit(cache=True)
-def _insert_batch(p, ops, u, v, mixed, result, hs, hd, hb, hp, batch, mode, rem):
+def _insert_range(p, ops, u, v, mixed, result, hs, hd, hb, hp, lo, hi, batch, mode, rem):
+    """Inserts of positions ``[lo, hi)``, one batch: hooks record ``i - lo``."""
     links = 0
-    for i in range(u.shape[0]):
+    for i in range(lo, hi):
         if mixed and ops[i] != 0:
             continue
         a, b = u[i], v[i]
         r = link_rec(p, a, b, mode, rem)
         result[i] = r >= 0
         if r >= 0:
-            hs[r], hd[r], hb[r], hp[r] = a, b, batch, i
+            hs[r], hd[r], hb[r], hp[r] = a, b, batch, i - lo
             links += 1
     return links
 
 
 @nb.njit(cache=True)
-def _query_batch(p, ops, u, v, mixed, result):
-    for i in range(u.shape[0]):
+def _query_range(p, ops, u, v, mixed, result, lo, hi):
+    for i in range(lo, hi):
         if mixed and ops[i] != 1:
             continue
         # path splitting: the cheapest compression, and queries never link
         result[i] = find(p, u[i], 1) == find(p, v[i], 1)
+
+
+@nb.njit(cache=True)
+def _stream(p, ops, u, v, mixed, result, hs, hd, hb, hp, first, size, mode, rem):
+    """Consecutive batches of ``size`` positions, ids ``first``, ...: inserts, then queries."""
+    links, m = 0, u.shape[0]
+    for k in range((m + size - 1) // size):
+        lo = k * size
+        hi = min(lo + size, m)
+        links += _insert_range(p, ops, u, v, mixed, result, hs, hd, hb, hp, lo, hi, first + k,
+                               mode, rem)
+        if mixed:
+            _query_range(p, ops, u, v, mixed, result, lo, hi)
+    return links
 
 
 @nb.njit(cache=True)
@@ -158,17 +173,33 @@ class CpuIncremental(ArrayState):
         bad = 0 if ops is None else int(np.count_nonzero((ops != 0) & (ops != 1)))
         return neg, hi, bad
 
-    def run(self, kind: str, ops: Any, u: np.ndarray, v: np.ndarray, batch: int) -> np.ndarray:
-        """Apply one batch: ``kind`` is "insert", "query" or "mixed" (inserts, then queries)."""
-        result = np.zeros(u.shape[0], dtype=bool)
+    def run(self, kind: str, ops: Any, u: np.ndarray, v: np.ndarray, batch: int,
+            num_nodes: int | None = None) -> np.ndarray:
+        """Apply one batch: ``kind`` is "insert", "query" or "mixed" (inserts, then queries).
+
+        ``num_nodes`` is unused here (the GPU engine sizes its sampling with it).
+        """
+        m = u.shape[0]
+        result = np.zeros(m, dtype=bool)
         mixed = kind == "mixed"
         o = ops if mixed else self._no_ops
         if kind != "query":
-            self.links += _insert_batch(self.parents, o, u, v, mixed, result, self.hook_src,
-                                        self.hook_dst, self.hook_batch, self.hook_pos,
+            self.links += _insert_range(self.parents, o, u, v, mixed, result, self.hook_src,
+                                        self.hook_dst, self.hook_batch, self.hook_pos, 0, m,
                                         np.int64(batch), self.mode, self.rem)
         if kind != "insert":
-            _query_batch(self.parents, o, u, v, mixed, result)
+            _query_range(self.parents, o, u, v, mixed, result, 0, m)
+        return result
+
+    def run_stream(self, kind: str, ops: Any, u: np.ndarray, v: np.ndarray, first: int,
+                   size: int) -> np.ndarray:
+        """Apply consecutive batches of ``size`` entries (ids ``first``, ...) of a validated
+        stream; ``kind`` is "insert" or "mixed"."""
+        result = np.zeros(u.shape[0], dtype=bool)
+        mixed = kind == "mixed"
+        self.links += _stream(self.parents, ops if mixed else self._no_ops, u, v, mixed, result,
+                              self.hook_src, self.hook_dst, self.hook_batch, self.hook_pos,
+                              np.int64(first), np.int64(size), self.mode, self.rem)
         return result
 
     def find(self, v: np.ndarray) -> np.ndarray:

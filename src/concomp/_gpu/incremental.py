@@ -3,8 +3,19 @@
 One batch costs one validation pass (min / max id and bad op codes in one
 reduction, one 24-byte download: the only host sync), then one kernel over the
 batch's inserts and one over its queries (``cuda/incremental.cu``). The union
-rule is a template parameter; GConn's best incremental rule, Union-Async with
-path splitting, is the default.
+rule is a template parameter; the default (``incremental.DEFAULT_ALGORITHM``) is
+Rem's rule with path halving, which beat GConn's Union-Async with splitting here.
+
+A large insert batch (see :func:`sample_step`) runs in three launches instead of
+one, as static connectivity does with sampling: the inserts at every
+``step``-th position, a flatten of the forest (every vertex points at its root),
+then the remaining inserts, most of which now find both endpoints under the same
+parent and skip the union.
+
+A stream of many small batches (:meth:`GpuIncremental.run_stream`) is validated
+once and needs no host synchronisation per batch: the kernels read the batch
+index from a device counter and the last block of a batch advances it, so the
+same launches are captured once as a CUDA graph and replayed.
 
 Within a batch the inserts run concurrently: the partition, the queries, the
 number of inserts that report True and every root (always its component's
@@ -16,6 +27,8 @@ enters the forest) depends on thread timing, as in GConn.
 from __future__ import annotations
 
 import itertools
+import logging
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,6 +39,32 @@ from ._compat import cupy_or_raise, device_info, out_of_memory_guard
 from ._compile import get_kernel
 from .kernels import BLOCK, ctype, unite_cpp
 from .kernels import grid_for as _grid
+
+log = logging.getLogger("concomp.gpu")
+
+#: Split a large insert batch into sample, flatten, rest. Off: measured on the H100
+#: (``benchmarks/profile_incremental.py``, one batch holding a whole suite graph) it
+#: was 1.0-1.5x *slower* than one launch on every graph and edge order, also with
+#: the sample taken as the first edges of each source (k-out style): unlike static
+#: sampling, the sample phase here must still visit every position, and the unions
+#: of the sample cost what they save. Kept as a switch for other workloads.
+SAMPLE = False
+#: Smallest batch (inserts and queries counted) that is sampled.
+SAMPLE_MIN_EDGES = 1 << 20
+#: Sample only batches of at least this many entries per vertex of the state.
+SAMPLE_MIN_RATIO = 2.0
+#: Size of the sample, in edges per vertex: the sample phase visits every
+#: ``m // (SAMPLE_EDGES_PER_VERTEX * n)``-th position (at least every second).
+SAMPLE_EDGES_PER_VERTEX = 2.0
+#: Batches of a stream captured in one CUDA graph (the graph is replayed until
+#: every batch ran; surplus steps find the counter past the end and do nothing).
+STREAM_STEPS = 32
+#: Streams of fewer batches are launched directly: capturing and instantiating a
+#: graph costs more than a few launches.
+STREAM_CAPTURE_MIN_BATCHES = 4
+#: Capture streams as CUDA graphs at all (False: plain launches, for comparison).
+STREAM_GRAPHS = True
+
 #: Union rules the incremental kernels take: the root-based CAS rules whose roots
 #: stay their component's minimum (Union-JTB links by rank, so it is left out).
 FINISHES = (Finish.ASYNC, Finish.EARLY, Finish.HOOKS, Finish.REM_CAS, Finish.REM_LOCK)
@@ -43,7 +82,30 @@ def batch_names(unite: str, itype: str) -> dict[str, str]:
         "query": f"batch_query<{itype}>",
         "find": f"find_roots<{itype}>",
         "flatten": f"flatten_all<{itype}>",
+        "stream_insert": f"stream_insert<{itype}, {unite}>",
+        "stream_query": f"stream_query<{itype}>",
     }
+
+
+def sample_step(m: int, n: int) -> int:
+    """Stride of the sample phase of an insert batch of ``m`` entries over ``n`` vertices.
+
+    1 means no sampling (a small batch, few edges per vertex, or :data:`SAMPLE`
+    off). Reads the module constants at call time, so they can be tuned live.
+
+    Examples
+    --------
+    >>> sample_step(128 << 20, 4 << 20)  # SAMPLE is off by default
+    1
+    >>> import concomp._gpu.incremental as eng
+    >>> eng.SAMPLE = True
+    >>> sample_step(1000, 100), sample_step(128 << 20, 4 << 20)
+    (1, 16)
+    >>> eng.SAMPLE = False
+    """
+    if not SAMPLE or n <= 0 or m < SAMPLE_MIN_EDGES or m < SAMPLE_MIN_RATIO * n:
+        return 1
+    return max(2, int(m // (SAMPLE_EDGES_PER_VERTEX * n)))
 
 
 def _instantiations() -> list[str]:
@@ -75,6 +137,9 @@ class GpuIncremental(ArrayState):
         self._stats_host = cp.cuda.alloc_pinned_memory(24)
         self._links = cp.zeros(1, np.int64)
         self._no_ops = cp.zeros(1, np.int8)
+        # streams: (batch index, blocks done with it), and the stream graphs run on
+        self._ctrl = cp.zeros(2, np.int64)
+        self._stream: Any = None
         self._fns: dict = {}
         with out_of_memory_guard("incremental connectivity state", capacity * 32):
             super().__init__(variant, capacity, dtype)
@@ -150,22 +215,111 @@ class GpuIncremental(ArrayState):
         neg, hi, bad = (int(x) for x in host)
         return neg, hi, bad
 
-    def run(self, kind: str, ops: Any, u: Any, v: Any, batch: int) -> Any:
-        """Apply one batch: ``kind`` is "insert", "query" or "mixed" (inserts, then queries)."""
+    def run(self, kind: str, ops: Any, u: Any, v: Any, batch: int,
+            num_nodes: int | None = None) -> Any:
+        """Apply one batch: ``kind`` is "insert", "query" or "mixed" (inserts, then queries).
+
+        ``num_nodes`` (default: the capacity) sizes the sample decision and the
+        flatten between the sample and rest phases of a large insert batch.
+        """
         cp = self.xp
         m = int(u.shape[0])
         result = cp.empty(m, dtype=bool)
         mixed = np.int32(kind == "mixed")
         o = ops if kind == "mixed" else self._no_ops
         if kind != "query":
-            self._launch(self._kernel("insert"), m,
-                         (self.parents, self.aux, u, v, o, mixed, np.int64(m), result,
-                          self.hook_src, self.hook_dst, self.hook_batch, self.hook_pos,
-                          np.int64(batch), self._links))
+            n = self.capacity if num_nodes is None else int(num_nodes)
+            step = sample_step(m, n)
+            kern = self._kernel("insert")
+
+            def phase(work: int, rest: int) -> None:
+                self._launch(kern, work, (self.parents, self.aux, u, v, o, mixed, np.int64(m),
+                                          np.int64(step), np.int32(rest), result, self.hook_src,
+                                          self.hook_dst, self.hook_batch, self.hook_pos,
+                                          np.int64(batch), self._links))
+
+            phase(-(-m // step), 0)
+            if step > 1:
+                # no link runs between the phases, so flattening is safe here
+                self._flatten(n)
+                phase(m, 1)  # every position; the kernel skips the sampled ones
         if kind != "insert":
             self._launch(self._kernel("query"), m,
                          (self.parents, u, v, o, mixed, np.int64(m), result))
         return result
+
+    def run_stream(self, kind: str, ops: Any, u: Any, v: Any, first: int, size: int) -> Any:
+        """Apply ``u``/``v`` as consecutive batches of ``size`` entries, ids ``first``, ....
+
+        ``kind`` is "insert" (one kernel per batch) or "mixed" (an insert kernel,
+        then a query kernel that advances the batch counter). The ids are
+        validated already. Nothing is read back: up to :data:`STREAM_STEPS`
+        batches are captured as a CUDA graph and replayed, or, if capture fails,
+        the same kernels are launched once per batch.
+        """
+        cp = self.xp
+        m = int(u.shape[0])
+        result = cp.empty(m, dtype=bool)
+        if m == 0:
+            return result
+        size = min(int(size), m)  # keeps size + offsets far from overflowing in the kernels
+        nb = -(-m // size)
+        mixed = kind == "mixed"
+        o = ops if mixed else self._no_ops
+        grid, block = _grid(size), (BLOCK,)
+        ins, qry = self._kernel("stream_insert"), self._kernel("stream_query")
+        ins_args = (self.parents, self.aux, u, v, o, np.int32(mixed), np.int64(m), np.int64(size),
+                    np.int64(nb), result, self.hook_src, self.hook_dst, self.hook_batch,
+                    self.hook_pos, np.int64(first), self._links, self._ctrl, np.int32(not mixed))
+        qry_args = (self.parents, u, v, o, np.int64(m), np.int64(size), np.int64(nb), result,
+                    self._ctrl)
+
+        def step() -> None:
+            ins(grid, block, ins_args)
+            if mixed:
+                qry(grid, block, qry_args)
+
+        self._ctrl.fill(0)
+        steps = max(1, min(nb, STREAM_STEPS))
+        graph = None
+        if STREAM_GRAPHS and nb >= STREAM_CAPTURE_MIN_BATCHES:
+            graph = self._capture(step, steps)
+        if graph is None:
+            for _ in range(nb):
+                step()
+            return result
+        cur, stream = cp.cuda.get_current_stream(), self._stream
+        # order the replays after the caller's pending work (the counter reset
+        # included), and the caller's later work after them
+        stream.wait_event(cur.record())
+        for _ in range(-(-nb // steps)):
+            graph.launch(stream)
+        cur.wait_event(stream.record())
+        return result
+
+    def _capture(self, step: Callable[[], None], steps: int) -> Any:
+        """``steps`` calls of ``step`` captured as a CUDA graph, or None if capture fails.
+
+        Every array the launches touch exists already: nothing is allocated
+        while capturing.
+        """
+        cp = self.xp
+        if self._stream is None:
+            self._stream = cp.cuda.Stream(non_blocking=True)
+        stream = self._stream
+        try:
+            with stream:
+                stream.begin_capture()
+                try:
+                    for _ in range(steps):
+                        step()
+                finally:
+                    graph = stream.end_capture()
+        except Exception as exc:  # capture unsupported here: launch the kernels directly
+            log.debug("incremental stream: CUDA graph capture failed: %s", exc)
+            self._stream = None  # a failed capture may leave the stream unusable
+            return None
+        return graph
 
     def find(self, v: Any) -> Any:
         out = self.xp.empty(v.shape[0], dtype=np.int64)

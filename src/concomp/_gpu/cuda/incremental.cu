@@ -1,7 +1,9 @@
 // Incremental connectivity: batches of COO inserts and connectivity queries
 // (GConn, Algorithm 3). The union-find state lives on the device between batches;
-// a batch is one kernel for its inserts, then one for its queries, so every query
-// sees every insert of its own batch (the kernel boundary orders them).
+// a batch is one kernel for its inserts (or, for a large batch, a sample of them,
+// a flatten, then the rest), then one for its queries, so every query sees every
+// insert of its own batch (the kernel boundary orders them). Streams of many
+// small batches run the same way, batch after batch, driven by a device counter.
 //
 // Template parameters: I (int or long long vertex type), U (a union rule from
 // uf.cuh; GConn's best incremental rule is UniteAsync<FindSplit>), T / OT (the
@@ -47,29 +49,64 @@ __global__ void batch_stats(const T* __restrict__ u, const T* __restrict__ v,
 }
 
 // ------------------------------------------------------------------ batches
-// Inserts of one batch (ops[i] == 0, or every entry when mixed == 0). A link
+// One insert at stream position i (pos: its position within its batch). A link
 // that turns root r into a non-root records the edge in r's hook slots: r owns
 // that forest edge (GConn section 3.2), so each slot is written at most once.
 template <typename I, class U>
+__device__ __forceinline__ long long insert_at(const UFState<I>& s, const I* __restrict__ u,
+                                               const I* __restrict__ v, long long i, long long pos,
+                                               bool* result, I* hook_src, I* hook_dst,
+                                               long long* hook_batch, long long* hook_pos,
+                                               long long batch) {
+    I a = u[i], b = v[i];
+    // equal parents mean one tree already: skip the union's finds (two plain loads;
+    // most edges of a large batch end up here once the big component has formed,
+    // all the more after the sample phase and a flatten)
+    I linked = ld(s.p + a) == ld(s.p + b) ? (I)-1 : U::unite(s, a, b);
+    result[i] = linked >= 0;
+    if (linked < 0) return 0;
+    hook_src[linked] = a;
+    hook_dst[linked] = b;
+    hook_batch[linked] = batch;
+    hook_pos[linked] = pos;
+    return 1;
+}
+
+// Inserts of one batch (ops[i] == 0, or every entry when mixed == 0), in one of
+// two phases over the positions [0, m):
+//   rest == 0 ("sample"): i = 0, step, 2 step, ... (step == 1: the whole batch);
+//   rest == 1 ("rest"):   every i with i % step != 0.
+// The host flattens the forest between the two, so that after a sample has
+// built the big components most remaining edges take the equal-parents shortcut.
+template <typename I, class U>
 __global__ void batch_insert(I* p, int* aux, const I* __restrict__ u, const I* __restrict__ v,
                              const signed char* __restrict__ ops, int mixed, long long m,
-                             bool* result, I* hook_src, I* hook_dst, long long* hook_batch,
-                             long long* hook_pos, long long batch, long long* links) {
+                             long long step, int rest, bool* result, I* hook_src, I* hook_dst,
+                             long long* hook_batch, long long* hook_pos, long long batch,
+                             long long* links) {
     UFState<I> s = {p, aux, nullptr};
     long long mine = 0;
-    GRID_STRIDE(i, m) {
-        if (mixed && ops[i] != 0) continue;
-        I a = u[i], b = v[i];
-        // equal parents mean one tree already: skip the union's finds (two plain loads;
-        // most edges of a large batch end up here once the big component has formed)
-        I linked = ld(p + a) == ld(p + b) ? (I)-1 : U::unite(s, a, b);
-        result[i] = linked >= 0;
-        if (linked >= 0) {
-            hook_src[linked] = a;
-            hook_dst[linked] = b;
-            hook_batch[linked] = batch;
-            hook_pos[linked] = i;
-            ++mine;
+    if (!rest) {
+        long long count = (m + step - 1) / step;
+        GRID_STRIDE(j, count) {
+            long long i = j * step;
+            if (mixed && ops[i] != 0) continue;
+            mine += insert_at<I, U>(s, u, v, i, i, result, hook_src, hook_dst, hook_batch,
+                                    hook_pos, batch);
+        }
+    } else {
+        // coalesced walk over [0, m) skipping multiples of step; the residue is
+        // carried along (two divisions per thread instead of one per edge)
+        long long stride = (long long)blockDim.x * gridDim.x;
+        long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+        long long r = i % step, dr = stride % step;
+        for (; i < m; i += stride) {
+            bool skip = r == 0 || (mixed && ops[i] != 0);
+            r += dr;
+            if (r >= step) r -= step;
+            if (skip) continue;
+            mine += insert_at<I, U>(s, u, v, i, i, result, hook_src, hook_dst, hook_batch,
+                                    hook_pos, batch);
         }
     }
     if (mine) atomic_add(links, mine);
@@ -103,4 +140,76 @@ __global__ void flatten_all(I* p, I n) {
         }
         if (p[v] != x) p[v] = x;
     }
+}
+
+// ------------------------------------------------------------------ streams
+// A stream is m positions cut into batches of `size` (the last may be shorter).
+// ctrl[0] holds the index b of the batch to run, ctrl[1] counts the blocks done
+// with it. The kernels' arguments never change from batch to batch, so the host
+// can launch (or capture and replay) the same kernels over and over without
+// reading anything back; a launch with b >= nbatches does nothing, which makes
+// replaying more steps than there are batches harmless.
+
+// Every block reads the index once, at its start, so all blocks of a launch work
+// on the same batch.
+__device__ __forceinline__ long long stream_batch(const long long* ctrl) {
+    __shared__ long long b;
+    if (threadIdx.x == 0) b = ld(ctrl);
+    __syncthreads();
+    return b;
+}
+
+// The launch that ends batch b's work advances ctrl[0], but only its last block
+// to finish may: a block that starts late must still read b (blocks need not all
+// be resident at once).
+__device__ __forceinline__ void stream_advance(long long* ctrl, long long b) {
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    __threadfence();  // this block's read of ctrl[0] happens before it counts as done
+    u64 done = atomicAdd((u64*)(ctrl + 1), 1ull);
+    if (done == (u64)gridDim.x - 1) {
+        ctrl[1] = 0;
+        ctrl[0] = b + 1;
+        __threadfence();
+    }
+}
+
+// Inserts of batch ctrl[0] (hooks record batch first + b and the position within
+// the batch). advance: this launch ends the batch (an insert-only stream).
+template <typename I, class U>
+__global__ void stream_insert(I* p, int* aux, const I* __restrict__ u, const I* __restrict__ v,
+                              const signed char* __restrict__ ops, int mixed, long long m,
+                              long long size, long long nbatches, bool* result, I* hook_src,
+                              I* hook_dst, long long* hook_batch, long long* hook_pos,
+                              long long first, long long* links, long long* ctrl, int advance) {
+    long long b = stream_batch(ctrl);
+    if (b >= nbatches) return;
+    UFState<I> s = {p, aux, nullptr};
+    long long lo = b * size, hi = m - lo < size ? m : lo + size;
+    long long mine = 0;
+    for (long long i = lo + (long long)blockIdx.x * blockDim.x + threadIdx.x; i < hi;
+         i += (long long)blockDim.x * gridDim.x) {
+        if (mixed && ops[i] != 0) continue;
+        mine += insert_at<I, U>(s, u, v, i, i - lo, result, hook_src, hook_dst, hook_batch,
+                                hook_pos, first + b);
+    }
+    if (mine) atomic_add(links, mine);
+    if (advance) stream_advance(ctrl, b);
+}
+
+// Queries (ops[i] == 1) of batch ctrl[0] of a mixed stream, after its inserts;
+// always ends the batch.
+template <typename I>
+__global__ void stream_query(I* p, const I* __restrict__ u, const I* __restrict__ v,
+                             const signed char* __restrict__ ops, long long m, long long size,
+                             long long nbatches, bool* result, long long* ctrl) {
+    long long b = stream_batch(ctrl);
+    if (b >= nbatches) return;
+    long long lo = b * size, hi = m - lo < size ? m : lo + size;
+    for (long long i = lo + (long long)blockIdx.x * blockDim.x + threadIdx.x; i < hi;
+         i += (long long)blockDim.x * gridDim.x) {
+        if (ops[i] != 1) continue;
+        result[i] = FindSplit::find(p, u[i]) == FindSplit::find(p, v[i]);
+    }
+    stream_advance(ctrl, b);
 }
