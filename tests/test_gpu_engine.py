@@ -162,12 +162,13 @@ def _hb_race_gadgets(count: int = 2000):
     """Edges on which hook-based sampling races: v's first neighbour w is larger (so v
     is not hooked), a smaller x links v first, and w lies in the big star that the
     finish skips. Unless the finish unites v's edge 0 itself, {x, v} and the star stay
-    apart whenever x's thread ran before v's."""
-    n = 200_000
-    center, leaves = n - 1, np.arange(150_000, n - 1)
+    apart whenever x's thread ran before v's: the v are placed late (beyond the first
+    pass of the grid-stride loop) and the x early, so that ordering is the likely one."""
+    n = 4 << 20
+    center, leaves = n - 1, np.arange(n - (1 << 19), n - 1)
     x = np.arange(count)
-    v = 100_000 + np.arange(count) * 17 % 50_000
-    w = 150_000 + np.arange(count)
+    v = 3 * (1 << 20) + np.arange(count) * 97
+    w = leaves[:count]
     # star edges first (lowest ids): every leaf's first neighbour is the larger centre
     src = np.concatenate([np.full(leaves.size, center), v, x])
     dst = np.concatenate([leaves, w, v])
@@ -182,8 +183,8 @@ def test_hook_based_sampling_keeps_edge_zero_of_linked_vertices(alg):
     src, dst, n = _hb_race_gadgets()
     g = concomp.Graph.from_edges(cp.asarray(src), cp.asarray(dst), n)
     indptr, indices, _ = (cp.asnumpy(a) for a in g.undirected_csr())
-    v = 100_000 + np.arange(2000) * 17 % 50_000
-    assert (indices[indptr[v]] >= 150_000).all()  # the premise: v's edge 0 goes to w
+    v = 3 * (1 << 20) + np.arange(2000) * 97
+    assert (indices[indptr[v]] > v).all()  # the premise: v's edge 0 goes to a larger w
     count, labels = _reference(src, dst, n)
     for _ in range(3):  # a race: repeat (the plan cache replays the same launches)
         got_count, got = concomp.connected_components(g, algorithm=alg, device="gpu")
