@@ -7,8 +7,8 @@ Position in that order is the edge's rank, a unique integer key, so the kernels
 in ``cuda/msf.cu`` never see weights and the tie rule holds for any weight type.
 
 Measured on one H100 (``benchmarks/profile_msf.py``, graph on the device): the
-whole Borůvka call takes 5.7 ms on a 2048 x 2048 grid (ranking 1.8 ms) and
-19.9 ms on a random graph of 8.4 M vertices and 33.5 M edges (ranking 9.4 ms,
+whole Borůvka call takes 5.7-6.9 ms on a 2048 x 2048 grid (three runs; ranking
+1.8-2.0 ms) and 20 ms on a random graph of 8.4 M vertices and 33.5 M edges (ranking 9.4 ms,
 of which 4.3 ms is CuPy's 64-bit argsort); ECL-MST needs 6.5 and 14.9 ms. Prim costs about 8.5 microseconds per vertex
 with CUDA graphs (20 without), 16-21 on those two graphs where each step's
 reduction reads all n candidates: over a minute for them, and slower than GPU
