@@ -29,10 +29,6 @@ USE_CUDA_GRAPHS = True
 #: k-out: hook each vertex to its first neighbour with a plain store when that
 #: neighbour is smaller (ECL-CC's init, no atomics), leaving CAS unions for the rest.
 KOUT_HOOK_FIRST = False  # measured slower on the suite (deeper trees to compress)
-#: Without sampling: hook each vertex to its first (smallest) neighbour with a plain
-#: store before the finish (ECL-CC's init), optionally compressing those trees.
-NONE_HOOK_FIRST = False
-NONE_HOOK_COMPRESS = False
 
 
 class _Run:
@@ -207,13 +203,6 @@ class _Run:
         mark("init")
         sampled = self.v.sampling != Sampling.NONE
         k0 = self.sample(mark) if sampled else 0
-        if not sampled and NONE_HOOK_FIRST and self.v.layout == Layout.CSR:
-            indptr, indices, eids = self.csr()
-            self.launch("hb_hook", self.n, *self.uf, indptr, indices,
-                        eids if self.record else self.dummy, self.hook_edge, self.I(self.n))
-            if NONE_HOOK_COMPRESS:
-                self.launch("compress", self.n, *self.uf, self.I(self.n))
-            mark("hook")
         self.finish(k0, sampled)
         mark("finish")
         roots = self.roots()
