@@ -88,10 +88,42 @@ def main() -> int:
         m = int(ds.shape[0])
         dt = np.dtype(np.int32)
         t = {}
+        from concomp._gpu import msf_keys
+        from concomp.graph import Graph
+        from concomp.msf import minimum_spanning_forest
+
         t["total"] = timed(cp, lambda: engine.spanning_forest_ids(ds, dd, dw, n))
+        cache: dict = {}
+        t["total_cached"] = timed(cp, lambda: engine.spanning_forest_ids(ds, dd, dw, n,
+                                                                         cache=cache))
+        g = Graph.from_edges(ds, dd, n, weights=dw)
+        t["api_warm"] = timed(cp, lambda: minimum_spanning_forest(g))
+        t["api_cold"] = timed(cp, lambda: minimum_spanning_forest(
+            Graph.from_edges(ds, dd, n, weights=dw)))
+        engine.KEY_BORUVKA = False
+        t["total_ranking_path"] = timed(cp, lambda: engine.spanning_forest_ids(ds, dd, dw, n))
+        engine.KEY_BORUVKA = True
         t["weight_keys"] = timed(cp, lambda: engine.weight_keys(dw, m, False))
         key = engine.weight_keys(dw, m, False)
-        t["rank_edges"] = timed(cp, lambda: engine.rank_edges(ds, dd, key, n, dt))
+        t["edge_order"] = timed(cp, lambda: msf_keys.edge_order(ds, dd, n, dt))
+        order = msf_keys.edge_order(ds, dd, n, dt)
+        t["packed_keys"] = timed(cp, lambda: msf_keys.packed_keys(order, ds, dd, key))
+        pk = msf_keys.packed_keys(order, ds, dd, key)
+        t["boruvka_keys"] = timed(cp, lambda: msf_keys.boruvka_keys(order, pk, n))
+        for light in (n // 2, 2 * n, 4 * n):
+            t[f"boruvka_keys_light{light // n if light >= n else 0.5}n"] = timed(
+                cp, lambda x=light: msf_keys.boruvka_keys(order, pk, n, light=x))
+        pos = msf_keys.boruvka_keys(order, pk, n)
+        t["final_ids"] = timed(cp, lambda: cp.sort(order.eid[pos]))
+        trace: list = []
+        msf_keys.boruvka_keys(order, pk, n, trace=trace)
+        print(f"{name}: n={n} m={m} " + " ".join(f"{k}={v:.3f}" for k, v in t.items()),
+              flush=True)
+        for phase, cin, kept, live, ms in trace:
+            print(f"  key round phase={phase} in={cin} kept={kept} live_roots={live} ms={ms:.3f}",
+                  flush=True)
+        t = {}
+        del g, order, pk, pos, cache
         word = cp.random.default_rng(1).integers(0, 2**62, m, dtype=cp.int64).view(cp.uint64)
         w32 = (word >> cp.uint64(40)).astype(cp.uint32)
         w16 = (word >> cp.uint64(48)).astype(cp.uint16)

@@ -339,3 +339,109 @@ def test_gpu_prim_lists_and_kruskal_refusal() -> None:
     assert np.array_equal(ends, np.stack([cp.asnumpy(eu)[rank[tree]], cp.asnumpy(ev)[rank[tree]]]))
     with pytest.raises(InvalidVariantError, match="CPU only"):
         minimum_spanning_forest(_graph("grid"), algorithm="kruskal", device="gpu")
+
+
+@pytest.mark.gpu
+@gpu
+@pytest.mark.parametrize("key_path", [True, False])
+def test_gpu_boruvka_key_and_ranking_paths(monkeypatch: pytest.MonkeyPatch, key_path: bool) -> None:
+    """Packed-key Borůvka (weights fit 32 bits) and the ranking path give the oracle's edges."""
+    import cupy as cp
+
+    from concomp._gpu import msf as engine
+
+    monkeypatch.setattr(engine, "KEY_BORUVKA", key_path)
+    rng = np.random.default_rng(5)
+    n, m = 4000, 20000
+    cases = [rng.integers(0, 3, m),  # heavy ties: the order after the weight decides
+             rng.integers(-2**31, 2**31 - 2, m),  # the widest range that still packs
+             rng.random(m).astype(np.float32),
+             np.where(rng.random(m) < 0.2, -np.inf, rng.integers(0, 9, m).astype(np.float64)),
+             rng.normal(size=m)]  # float64: always the ranking path
+    for weights in cases:
+        s, d = rng.integers(0, n, m), rng.integers(0, n, m)
+        s[:50] = d[:50]  # self loops never enter the forest
+        for maximum in (False, True):
+            for dt in (np.int32, np.int64):
+                got = engine.spanning_forest_ids(cp.asarray(s), cp.asarray(d), cp.asarray(weights),
+                                                 n, maximum=maximum, index_dtype=dt)
+                assert np.array_equal(cp.asnumpy(got),
+                                      kruskal_reference(s, d, weights, n, maximum=maximum))
+
+
+@pytest.mark.gpu
+@gpu
+def test_gpu_key_boruvka_light_split_and_rounds() -> None:
+    """Any light/heavy split gives the same forest; the trace covers every round."""
+    import cupy as cp
+
+    from concomp._gpu import msf as engine
+    from concomp._gpu import msf_keys
+
+    rng = np.random.default_rng(8)
+    s, d, w, n = _grid(60, rng)
+    ds, dd = cp.asarray(s), cp.asarray(d)
+    order = msf_keys.edge_order(ds, dd, n, np.dtype(np.int32))
+    key = msf_keys.packed_keys(order, ds, dd, engine.weight_keys(cp.asarray(w), s.size, False))
+    assert key is not None
+    expect = kruskal_reference(s, d, w, n)
+    for light in (0, 1, n // 3, n, 10 * n):
+        trace: list = []
+        pos = msf_keys.boruvka_keys(order, key, n, light=light, trace=trace)
+        assert np.array_equal(np.sort(cp.asnumpy(order.eid[pos])), expect), light
+        assert trace and trace[-1][2] == 0  # the last round kept no edge
+    wide = engine.weight_keys(cp.asarray(rng.integers(0, 2**40, s.size)), s.size, False)
+    assert msf_keys.packed_keys(order, ds, dd, wide) is None  # too wide: ranking path
+
+
+@pytest.mark.gpu
+@gpu
+def test_gpu_edge_order_cached_on_the_graph() -> None:
+    """The weight-independent edge order is built once per graph and reused for new weights."""
+    import cupy as cp
+
+    rng = np.random.default_rng(9)
+    n, m = 3000, 15000
+    s, d = rng.integers(0, n, m), rng.integers(0, n, m)
+    g = Graph.from_edges(cp.asarray(s), cp.asarray(d), n, weights=cp.asarray(rng.integers(0, 4, m)))
+    minimum_spanning_forest(g)
+    cached = [k for k in g._device_cache if k[0] == "msf_edge_order"]
+    assert len(cached) == 1
+    for _ in range(3):
+        w = rng.integers(0, 5, m)
+        f = minimum_spanning_forest(g, weights=cp.asarray(w))  # a new graph sharing the cache
+        assert np.array_equal(cp.asnumpy(f.edge_ids), kruskal_reference(s, d, w, n))
+        f = minimum_spanning_forest(g, weights=cp.asarray(w), maximum=True)
+        assert np.array_equal(cp.asnumpy(f.edge_ids), kruskal_reference(s, d, w, n, maximum=True))
+    assert [k for k in g._device_cache if k[0] == "msf_edge_order"] == cached
+
+
+@pytest.mark.gpu
+@gpu
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_gpu_edge_order_by_rows_and_by_global_sort(monkeypatch: pytest.MonkeyPatch,
+                                                   index_dtype) -> None:
+    """Both ways of building the structure order give (min, max, edge id) order."""
+    import cupy as cp
+
+    from concomp._gpu import msf_keys
+
+    rng = np.random.default_rng(10)
+    n, m = 500, 6000
+    s, d = rng.integers(0, n, m), rng.integers(0, n, m)
+    s[:40] = d[:40]  # loops are dropped
+    s[40:60], d[40:60] = 7, 9  # parallel edges: ordered by edge id
+    keep = np.flatnonzero(s != d)
+    lo, hi = np.minimum(s, d), np.maximum(s, d)
+    ref = keep[np.lexsort((keep, hi[keep], lo[keep]))]
+    monkeypatch.setattr(msf_keys, "ROW_LOCALITY", 0.0)  # random input order: rows anyway
+    for row_max in (10**9, 0):  # rows sorted per thread; every graph sorted globally
+        monkeypatch.setattr(msf_keys, "ROW_SORT_MAX", row_max)
+        order = msf_keys.edge_order(cp.asarray(s), cp.asarray(d), n, np.dtype(index_dtype))
+        assert order.lo.dtype == index_dtype and order.eid.dtype == np.int64
+        assert np.array_equal(cp.asnumpy(order.eid), ref)
+        assert np.array_equal(cp.asnumpy(order.lo), lo[ref])
+        assert np.array_equal(cp.asnumpy(order.hi), hi[ref])
+    assert msf_keys._rows_pay(cp.arange(1000), cp.arange(1000) + 1)  # sorted input
+    far = cp.asarray(rng.integers(0, 10**6, (2, 5000)))
+    assert not msf_keys._rows_pay(far[0], far[1])  # random order over many vertices

@@ -80,8 +80,13 @@ def as_graph(
             src, dst = g.coo()
             w = g.weights if weights is None else weights
             d = g.directed if directed is None else directed
-            return edges_to_graph(src, dst, g.num_nodes if num_nodes is None else num_nodes,
-                                  weights=w, directed=d)
+            out = edges_to_graph(src, dst, g.num_nodes if num_nodes is None else num_nodes,
+                                 weights=w, directed=d)
+            if out.num_nodes == g.num_nodes and d == g.directed and not g.symmetric:
+                # same edges, new weights: share what was derived from the structure
+                # (e.g. the edge order of the GPU minimum spanning forest)
+                out._device_cache = g._device_cache
+            return out
         if num_nodes is not None and int(num_nodes) != g.num_nodes:
             src, dst = g.coo()
             return edges_to_graph(src, dst, num_nodes, weights=g.weights, directed=g.directed)

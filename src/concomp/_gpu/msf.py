@@ -29,6 +29,9 @@ from .kernels import grid_for as _grid
 __all__ = ["INSTANTIATIONS", "PrimLists", "boruvka", "prim", "rank_edges", "spanning_forest_ids"]
 
 _SIGN = 1 << 63
+#: Borůvka on packed (weight, edge order) keys where they fit 64 bits; False forces
+#: the ranking path (tests compare both).
+KEY_BORUVKA = True
 
 
 _TEMPLATES = {
@@ -74,6 +77,10 @@ def weight_keys(weights: Any, m: int, maximum: bool):
         key = weights.astype(cp.uint64)
     elif weights.dtype.kind in "ib":
         key = weights.astype(cp.int64).view(cp.uint64) ^ cp.uint64(_SIGN)
+    elif weights.dtype == cp.float32:  # 32-bit keys: the packed-key Borůvka can use them
+        bits = (weights + cp.float32(0.0)).view(cp.uint32).astype(cp.uint64)  # -0.0 == 0.0
+        key = cp.where(bits >> cp.uint64(31) != 0, ~bits & cp.uint64(0xFFFFFFFF),
+                       bits | cp.uint64(1 << 31))
     else:
         w = weights.astype(cp.float64) + 0.0  # -0.0 and 0.0 must tie
         if bool(cp.all((cp.abs(w) < 2.0**53) & (w == cp.floor(w)))):
@@ -82,6 +89,26 @@ def weight_keys(weights: Any, m: int, maximum: bool):
             bits = w.view(cp.uint64)
             key = cp.where(bits >> cp.uint64(63) != 0, ~bits, bits | cp.uint64(_SIGN))
     return ~key if maximum else key
+
+
+def _id_arrays(src: Any, dst: Any):
+    """``(src, dst, dtype)`` with both arrays int32 or int64 (the ranking kernels' types)."""
+    st = np.dtype(np.int64) if np.dtype(src.dtype).itemsize > 4 else np.dtype(np.int32)
+    return src.astype(st, copy=False), dst.astype(st, copy=False), st
+
+
+def key_stats(src: Any, dst: Any, key: Any) -> tuple[int, int, int]:
+    """``(min key, max key, count)`` over the non-loop edges (one reduction, one sync)."""
+    cp = cupy_or_raise()
+    m = int(src.shape[0])
+    src, dst, st = _id_arrays(src, dst)
+    stats = cp.array([np.iinfo(np.uint64).max, 0, 0], dtype=cp.uint64)
+    if m:
+        _rank_kernel("rank_stats", st)(_grid(m), (_BLOCK,),
+                                       (src, dst, cp.ascontiguousarray(key, dtype=cp.uint64),
+                                        np.int64(m), stats))
+    kmin, kmax, count = (int(x) for x in stats.get())
+    return kmin, kmax, count
 
 
 def rank_edges(src: Any, dst: Any, key: Any, n: int, dtype: np.dtype):
@@ -97,13 +124,9 @@ def rank_edges(src: Any, dst: Any, key: Any, n: int, dtype: np.dtype):
     """
     cp = cupy_or_raise()
     m = int(src.shape[0])
-    st = np.dtype(np.int64) if np.dtype(src.dtype).itemsize > 4 else np.dtype(np.int32)
-    src, dst = src.astype(st, copy=False), dst.astype(st, copy=False)
+    src, dst, st = _id_arrays(src, dst)
     key = cp.ascontiguousarray(key, dtype=cp.uint64)
-    stats = cp.array([np.iinfo(np.uint64).max, 0, 0], dtype=cp.uint64)
-    if m:
-        _rank_kernel("rank_stats", st)(_grid(m), (_BLOCK,), (src, dst, key, np.int64(m), stats))
-    kmin, kmax, count = (int(x) for x in stats.get())
+    kmin, kmax, count = key_stats(src, dst, key)
     if count == 0:
         return cp.zeros(0, dtype), cp.zeros(0, dtype), cp.zeros(0, cp.int64)
     nbits = max(int(n - 1).bit_length(), 1)
@@ -246,11 +269,15 @@ def _repeat(step, times: int, graph_steps: int) -> None:
 
 
 def spanning_forest_ids(src: Any, dst: Any, weights: Any, n: int, *, algorithm: str = "boruvka",
-                        maximum: bool = False, index_dtype: Any = None):
+                        maximum: bool = False, index_dtype: Any = None,
+                        cache: dict | None = None):
     """Input edge ids (ascending, CuPy int64) of the tie-broken minimum spanning forest.
 
     ``index_dtype`` forces the kernels' id type (int32 or int64); by default
-    int32 when ``n`` and the edge count fit.
+    int32 when ``n`` and the edge count fit. Borůvka uses packed keys
+    (:mod:`concomp._gpu.msf_keys`) when the weights fit 32 bits, else ranks the
+    edges; ``cache`` (a graph's device cache) keeps the weight-independent edge
+    order of the packed-key path for later calls on the same edges.
     """
     cp = cupy_or_raise()
     m = int(src.shape[0])
@@ -258,7 +285,15 @@ def spanning_forest_ids(src: Any, dst: Any, weights: Any, n: int, *, algorithm: 
         np.dtype(np.int32) if max(n, m) < 2**31 - 1 else np.dtype(np.int64))
     if m == 0 or n < 2:
         return cp.zeros(0, dtype=cp.int64)
-    eu, ev, eid = rank_edges(src, dst, weight_keys(weights, m, maximum), n, dt)
+    code = weight_keys(weights, m, maximum)
+    if algorithm != "prim" and KEY_BORUVKA:
+        from .msf_keys import spanning_forest_positions
+
+        found = spanning_forest_positions(src, dst, code, n, dt, cache)
+        if found is not None:
+            order, positions = found
+            return cp.sort(order.eid[positions])
+    eu, ev, eid = rank_edges(src, dst, code, n, dt)
     if eu.shape[0] == 0:
         return cp.zeros(0, dtype=cp.int64)
     if algorithm == "prim":

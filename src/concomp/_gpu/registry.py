@@ -15,6 +15,7 @@ def all_instantiations() -> dict[str, list[str]]:
 
     out = {"cc.cu": all_cc_instantiations()}
     for module, attr, filename in (("msf", "INSTANTIATIONS", "msf.cu"),
+                                   ("msf_keys", "INSTANTIATIONS", "boruvka.cu"),
                                    ("families", "INSTANTIATIONS", "families.cu"),
                                    ("incremental", "INSTANTIATIONS", "incremental.cu")):
         try:
