@@ -54,6 +54,17 @@ def main(argv=None) -> int:
                     phases.setdefault(b, []).append(cp.cuda.get_elapsed_time(ea, eb))
                 phases.setdefault("total", []).append(
                     cp.cuda.get_elapsed_time(prof[0][1], prof[-1][1]))
+            run_variant(g, v)  # captures the plan; the next calls replay it
+            replays = []
+            for _ in range(args.reps):
+                a, b = cp.cuda.Event(), cp.cuda.Event()
+                a.record()
+                run_variant(g, v)
+                b.record()
+                b.synchronize()
+                replays.append(cp.cuda.get_elapsed_time(a, b))
+            phases["replay"] = replays
+            g.clear_device_cache()
             cells = " ".join(f"{k}={statistics.median(x):.3f}" for k, x in phases.items())
             print(f"{name:8s} {vs:28s} [{cfg}] host_wall={statistics.median(walls):.3f} {cells}",
                   flush=True)

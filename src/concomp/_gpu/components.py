@@ -24,6 +24,8 @@ BFS_ALPHA = 20
 #: Compress the forest after sampling (Afforest). When False the finish's skip test
 #: walks to the root itself, saving one pass over the labels.
 SAMPLE_COMPRESS = True
+#: Hook-based sampling's first pass also writes the initial parents (no init pass).
+FUSED_INIT = True
 #: Capture each run as a CUDA graph on first use and replay it on later calls.
 USE_CUDA_GRAPHS = True
 #: k-out: hook each vertex to its first neighbour with a plain store when that
@@ -70,7 +72,14 @@ class _Run:
         kern(grid or _grid(work), (block,), args)
 
     # -------------------------------------------------------------- phases
+    def hook_inits(self) -> bool:
+        """Whether hb_hook initialises the state itself (see ``cuda/cc.cu``)."""
+        return (FUSED_INIT and self.v.sampling == Sampling.HB and not self.k.jtb
+                and not self.needs_aux and not self.record)
+
     def init(self) -> None:
+        if self.hook_inits():
+            return
         self.launch("init", self.n, self.p, self.aux, self.packed, self.hook_edge,
                     self.scratch, self.I(self.n), np.int32(self.needs_aux),
                     np.int32(self.k.jtb), np.int32(self.record))
@@ -98,7 +107,8 @@ class _Run:
         if s == Sampling.KOUT:
             k = self.v.k
             if KOUT_HOOK_FIRST:
-                self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n))
+                self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
+                            self.scratch, np.int32(0))
             self.launch("kout", n * k, *self.uf, indptr, indices, e, self.hook_edge, I(n),
                         np.int32(k), np.int32(KOUT_HOOK_FIRST))
             k0 = k
@@ -108,7 +118,9 @@ class _Run:
                         np.int32(k), np.uint64(0x5EED))
             k0 = 0
         elif s == Sampling.HB:
-            self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n))
+            self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
+                        self.scratch, np.int32(self.hook_inits()))
+            mark("hook")
             self.launch("hb_roots", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
                         np.int32(self.v.k))
             k0 = 1
@@ -164,7 +176,7 @@ class _Run:
         self.launch("bfs_min", n, *self.uf, I(source), I(n), minv)
         self.launch("bfs_reroot", n, *self.uf, I(source), I(n), minv)
 
-    def finish(self, k0: int, sampled: bool) -> None:
+    def finish(self, k0: int, sampled: bool, mark=lambda name: None) -> None:
         n, I = self.n, self.I
         lmax, use = (self.lmax, 1) if sampled else (self.dummy, 0)
         if self.v.layout == Layout.CSR:
@@ -175,6 +187,7 @@ class _Run:
             self.launch("finish_csr", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
                         np.int32(k0), hb, lmax, np.int32(use), np.int32(not SAMPLE_COMPRESS),
                         I(HEAVY_DEGREE), queue, qlen)
+            mark("finish_light")
             self.k.finish_heavy(_grid(device_info()["sm_count"] * 4 * BLOCK), (BLOCK,),
                                 (*self.uf, indptr, indices, e, self.hook_edge, np.int32(k0), hb,
                                  np.int32(use), queue, qlen))
@@ -185,9 +198,13 @@ class _Run:
                         np.int32(use), np.int32(not SAMPLE_COMPRESS),
                         np.int32(self.g.symmetric))
 
-    def roots(self):
+    def roots(self, final: bool = True):
+        """Point every vertex at its root. ``final=False`` (a captured plan) leaves the
+        last flattening to :meth:`_Plan.replay`, which writes it into a fresh array;
+        rules with min-renamed roots (JTB) still need the compressed forest here."""
         n, I = self.n, self.I
-        self.launch("compress", n, *self.uf, I(n))
+        if final or self.k.jtb:
+            self.launch("compress", n, *self.uf, I(n))
         p = self.p[: self.n]
         if self.k.jtb:
             minv = self.minv
@@ -197,15 +214,15 @@ class _Run:
         return p
 
 
-    def execute(self, mark=lambda name: None):
+    def execute(self, mark=lambda name: None, final: bool = True):
         """Issue every phase; no host synchronisation unless the sampler is BFS."""
         self.init()
         mark("init")
         sampled = self.v.sampling != Sampling.NONE
         k0 = self.sample(mark) if sampled else 0
-        self.finish(k0, sampled)
+        self.finish(k0, sampled, mark)
         mark("finish")
-        roots = self.roots()
+        roots = self.roots(final)
         mark("compress")
         return roots
 
@@ -220,23 +237,23 @@ class _Plan:
     def __init__(self, run: _Run) -> None:
         cp = run.cp
         self.run = run
-        self.stream = cp.cuda.Stream(non_blocking=True)
-        with self.stream:
-            self.stream.begin_capture()
+        stream = cp.cuda.Stream(non_blocking=True)  # capture needs a stream of its own
+        with stream:
+            stream.begin_capture()
             try:
-                self.roots = run.execute()
+                run.execute(final=False)
             finally:
-                self.graph = self.stream.end_capture()
+                self.graph = stream.end_capture()
 
     def replay(self):
-        cp = self.run.cp
-        cur = cp.cuda.get_current_stream()
-        # order the replay after the caller's pending work, and the caller after it
-        self.stream.wait_event(cur.record())
-        self.graph.launch(self.stream)
-        cur.wait_event(self.stream.record())
-        hook = self.run.hook_edge.copy() if self.run.record else None
-        return self.roots.copy(), hook
+        run = self.run
+        # on the caller's stream: ordered after its pending work without extra events
+        # (each host call here is GPU idle time inside a short timed run)
+        self.graph.launch()
+        out = run.cp.empty(run.n, run.dt)
+        run.launch("flatten", run.n, run.p, out, run.I(run.n))
+        hook = run.hook_edge.copy() if run.record else None
+        return out, hook
 
 
 def run_variant(g: Graph, variant: Variant, record: bool = False, index_dtype=None,

@@ -79,19 +79,27 @@ __global__ void kout_random(UF_PARAMS, const I* __restrict__ indptr, const I* __
 
 // Hook-based sampling, step 1: hook every vertex to its first neighbour if that
 // neighbour is smaller (only v writes p[v] here, so a plain store is safe).
+// fresh != 0 (parents only: no JTB word, no aux array, no hook edges) makes this the
+// run's first pass: it writes every p[v] and clears the scratch words, so init_state
+// is skipped (one pass over the vertices less).
 template <typename I, bool JTB, bool RECORD>
 __global__ void hb_hook(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
-                        const I* __restrict__ eids, I* hook_edge, I n) {
+                        const I* __restrict__ eids, I* hook_edge, I n, I* scratch, int fresh) {
     UF_STATE;
+    if (fresh && blockIdx.x == 0 && threadIdx.x < 4) scratch[threadIdx.x] = 0;
     GRID_STRIDE(v, n) {
         I b = indptr[v];
+        I w = (I)v;
         if (b < indptr[v + 1]) {
-            I w = indices[b];
-            if (w < (I)v) {
-                if (JTB) s.packed[v] = (u64)w;
-                else s.p[v] = w;
-                if (RECORD) hook_edge[v] = eids[b];
-            }
+            I f = indices[b];
+            if (f < (I)v) w = f;
+        }
+        if (w != (I)v) {
+            if (JTB) s.packed[v] = (u64)w;
+            else s.p[v] = w;
+            if (RECORD) hook_edge[v] = eids[b];
+        } else if (fresh) {
+            s.p[v] = (I)v;
         }
     }
 }
@@ -117,24 +125,50 @@ __global__ void hb_roots(UF_PARAMS, const I* __restrict__ indptr, const I* __res
 }
 
 // Most frequent root among 1024 sampled vertices, on the device (no host round trip).
+// Counting goes through a shared-memory hash table (open addressing, 2048 slots), so
+// each thread does O(1) work; comparing every sample with every other took 1024
+// steps per thread, about 20 us of a run that lasts a few hundred.
+#define FREQ_SLOTS 2048
 template <typename I, class U>
 __global__ void frequent_label(UF_PARAMS, I n, I* out, u64 seed) {
     UF_STATE;
-    __shared__ I lab[1024];
+    __shared__ I keys[FREQ_SLOTS];
+    __shared__ int counts[FREQ_SLOTS];
     __shared__ int best_count[32];
     __shared__ I best_label[32];
     int t = threadIdx.x;
-    I x = (I)(mix64(seed + t) % (u64)n);
-    lab[t] = U::find(s, x);
+    for (int j = t; j < FREQ_SLOTS; j += blockDim.x) {
+        keys[j] = (I)-1;
+        counts[j] = 0;
+    }
     __syncthreads();
+    I x = (I)(mix64(seed + t) % (u64)n);
+    I lab = U::find(s, x);
+    unsigned h = (unsigned)(mix64((u64)lab) & (FREQ_SLOTS - 1));
+    while (true) {  // 1024 keys in 2048 slots: the probe always ends
+        I k = ((volatile I*)keys)[h];
+        if (k == lab) break;
+        if (k == (I)-1) {
+            I old = cas(keys + h, (I)-1, lab);
+            if (old == (I)-1 || old == lab) break;
+        }
+        h = (h + 1) & (FREQ_SLOTS - 1);
+    }
+    atomicAdd(counts + h, 1);
+    __syncthreads();
+    // arg-max over the slots; ties go to the smaller label so the result is
+    // deterministic (empty slots count 0 and never win: every sample counted once)
     int count = 0;
-    I mine = lab[t];
-    for (int j = 0; j < 1024; ++j) count += lab[j] == mine;
-    // warp then block arg-max; ties go to the smaller label so the result is deterministic
+    I mine = (I)-1;
+    for (int j = t; j < FREQ_SLOTS; j += blockDim.x) {
+        int c = counts[j];
+        I l = keys[j];
+        if (c > count || (c == count && c > 0 && l < mine)) { count = c; mine = l; }
+    }
     for (int off = 16; off > 0; off >>= 1) {
         int oc = __shfl_down_sync(0xffffffffu, count, off);
         I ol = __shfl_down_sync(0xffffffffu, mine, off);
-        if (oc > count || (oc == count && ol < mine)) { count = oc; mine = ol; }
+        if (oc > count || (oc == count && oc > 0 && ol < mine)) { count = oc; mine = ol; }
     }
     if ((t & 31) == 0) { best_count[t >> 5] = count; best_label[t >> 5] = mine; }
     __syncthreads();
@@ -144,7 +178,7 @@ __global__ void frequent_label(UF_PARAMS, I n, I* out, u64 seed) {
         for (int off = 16; off > 0; off >>= 1) {
             int oc = __shfl_down_sync(0xffffffffu, count, off);
             I ol = __shfl_down_sync(0xffffffffu, mine, off);
-            if (oc > count || (oc == count && ol < mine)) { count = oc; mine = ol; }
+            if (oc > count || (oc == count && oc > 0 && ol < mine)) { count = oc; mine = ol; }
         }
         if (t == 0) out[0] = mine;
     }
@@ -266,6 +300,20 @@ __global__ void compress_all(UF_PARAMS, I n) {
         } else if (s.p[v] != x) {
             s.p[v] = x;
         }
+    }
+}
+
+// out[v] = root of v, leaving p alone: the last step of a replayed run, so that each
+// call gets a fresh result array without a separate copy of the run's own buffer.
+template <typename I>
+__global__ void flatten_to(const I* __restrict__ p, I* __restrict__ out, I n) {
+    GRID_STRIDE(v, n) {
+        I x = (I)v, px = p[x];
+        while (px != x) {
+            x = px;
+            px = p[x];
+        }
+        out[v] = x;
     }
 }
 
