@@ -26,6 +26,8 @@ BFS_ALPHA = 20
 SAMPLE_COMPRESS = True
 #: Hook-based sampling's first pass also writes the initial parents (no init pass).
 FUSED_INIT = True
+#: Hook-based sampling as one pass (hb_fused) where no spanning forest is recorded.
+HB_ONE_PASS = True
 #: Capture each run as a CUDA graph on first use and replay it on later calls.
 USE_CUDA_GRAPHS = True
 #: k-out: hook each vertex to its first neighbour with a plain store when that
@@ -72,10 +74,15 @@ class _Run:
         kern(grid or _grid(work), (block,), args)
 
     # -------------------------------------------------------------- phases
+    def hb_one_pass(self) -> bool:
+        """Whether hook-based sampling runs as the single hb_fused pass (no records)."""
+        return (HB_ONE_PASS and self.v.sampling == Sampling.HB and not self.k.jtb
+                and not self.needs_aux and not self.record)
+
     def hook_inits(self) -> bool:
         """Whether hb_hook initialises the state itself (see ``cuda/cc.cu``)."""
         return (FUSED_INIT and self.v.sampling == Sampling.HB and not self.k.jtb
-                and not self.needs_aux and not self.record)
+                and not self.needs_aux and not self.record and not self.hb_one_pass())
 
     def init(self) -> None:
         if self.hook_inits():
@@ -117,6 +124,12 @@ class _Run:
             self.launch("koutr", n * k, *self.uf, indptr, indices, e, self.hook_edge, I(n),
                         np.int32(k), np.uint64(0x5EED))
             k0 = 0
+        elif s == Sampling.HB and self.hb_one_pass():
+            # one thread per vertex, no grid stride: block order is the id order
+            self.launch("hb_fused", n, *self.uf, indptr, indices, I(n), np.int32(self.v.k),
+                        grid=((n + BLOCK - 1) // BLOCK,))
+            mark("hook")
+            k0 = 1
         elif s == Sampling.HB:
             self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
                         self.scratch, np.int32(self.hook_inits()))

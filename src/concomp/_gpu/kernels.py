@@ -65,6 +65,7 @@ def cc_names(unite: str, jtb: bool, itype: str, record: bool) -> dict[str, str]:
         "koutr": f"kout_random<{itype}, {unite}, {r}>",
         "hb_hook": f"hb_hook<{itype}, {j}, {r}>",
         "hb_roots": f"hb_roots<{itype}, {unite}, {j}, {r}>",
+        "hb_fused": f"hb_fused<{itype}, {unite}>",
         "frequent": f"frequent_label<{itype}, {unite}>",
         "finish_csr": f"finish_csr<{itype}, {unite}, {j}, {r}>",
         "finish_heavy": f"finish_heavy<{itype}, {unite}, {r}>",

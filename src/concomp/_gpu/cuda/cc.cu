@@ -124,6 +124,33 @@ __global__ void hb_roots(UF_PARAMS, const I* __restrict__ indptr, const I* __res
     }
 }
 
+// Hook-based sampling in one pass (after init_state; no spanning-forest records):
+// hooked vertices store their first neighbour, the others unite edges 0..N. One
+// thread per vertex, in decreasing id order: with sorted adjacency the vertices
+// that unite are mostly low ids, so their blocks run last, after most hooks landed.
+// A hook's plain store can still overwrite a link that a union made to that vertex
+// moments before (or break the ancestry Rem reads); that loses only sampled unions,
+// and every edge the finish skips from both ends is a hook edge (never overwritten:
+// only roots are linked) or joins two vertices of the skipped tree, whose links all
+// stand for real edges. So the result is exact; lost unions only cost finish work.
+template <typename I, class U>
+__global__ void hb_fused(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
+                         I n, int N) {
+    UF_STATE;
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (long long)n) return;
+    I v = (I)((long long)n - 1 - i);
+    I b = indptr[v], e = indptr[v + 1];
+    if (b == e) return;
+    I f = indices[b];
+    if (f < v) {
+        s.p[v] = f;
+        return;
+    }
+    I last = min(e, b + 1 + N);
+    for (I j = b; j < last; ++j) U::unite(s, v, indices[j]);
+}
+
 // Most frequent root among 1024 sampled vertices, on the device (no host round trip).
 // Counting goes through a shared-memory hash table (open addressing, 2048 slots), so
 // each thread does O(1) work; comparing every sample with every other took 1024
