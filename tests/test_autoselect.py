@@ -25,12 +25,16 @@ def test_low_degree_graphs_skip_sampling(large):
     assert str(autoselect.choose(g)) == "none-rem_cas-splice-csr"
 
 
-@pytest.mark.parametrize("make", [
-    lambda: concomp.generators.rmat(14, 16, seed=3),  # skewed degrees
-    lambda: concomp.generators.erdos_renyi_rmat(14, 16, seed=4),  # uniform degrees
-])
-def test_dense_enough_graphs_take_hook_based_sampling(large, make):
-    assert str(autoselect.choose(make())) == "hb-rem_cas-splice-csr"
+def test_skewed_graphs_take_hook_based_sampling(large):
+    g = concomp.generators.rmat(14, 16, seed=3)
+    assert autoselect.degree_cv(g) > autoselect.SKEWED_CV
+    assert str(autoselect.choose(g)) == "hb-rem_cas-splice-csr"
+
+
+def test_uniform_graphs_take_hook_based_sampling_with_eight_edges(large):
+    g = concomp.generators.erdos_renyi_rmat(14, 16, seed=4)
+    assert autoselect.degree_cv(g) < autoselect.SKEWED_CV
+    assert str(autoselect.choose(g)) == "hb8-rem_cas-splice-csr"
 
 
 def test_choice_is_cached_on_the_graph(large):

@@ -6,12 +6,12 @@ splicing is the fastest finish on every suite graph; with it, hook-based samplin
 wins on skewed and random graphs (rmat22, er22, cong22), while on low-degree,
 high-diameter graphs (gridp4k, road networks) sampling inspects most edges anyway
 and the finish alone over the CSR is fastest (as GConn's Fig. 5 reports). Since
-hook-based sampling became one pass (``hb_fused``, session 3), uniting N = 4 edges
-per remaining root is the best or within 2% of the best N on all three sampled
-suite graphs (H100: rmat22 0.187 ms against 0.184 for N = 1, er22 0.310 against
-0.342 for N = 2, cong22 0.305 against 0.356 for N = 1), so degree skew no longer
-changes the choice. Small graphs are bound by launches, so the three-kernel COO
-variant wins there.
+hook-based sampling became one pass (``hb_fused``, session 3), the number N of edges
+each remaining root unites trades sampling time for finish time differently by
+degree shape (H100, ``benchmarks/results/gpu_auto_session3``): on skewed graphs N = 4
+is best or within 1% (rmat22 0.188 ms, best 0.186; cong22 0.307, next N = 3 at
+0.328), on uniform ones more edges pay (er22: N = 8 0.284, N = 4 0.310, N = 2 0.348).
+Small graphs are bound by launches, so the three-kernel COO variant wins there.
 """
 
 from __future__ import annotations
@@ -25,6 +25,21 @@ from ..variants import Variant
 SMALL_ENTRIES = 4_000_000
 #: Average degree (CSR entries per vertex) under which sampling is skipped.
 LOW_DEGREE = 5.0
+#: Coefficient of variation of sampled degrees above which a graph counts as skewed
+#: (uniform random graphs sit near 1/sqrt(mean degree), R-MAT graphs well above 1).
+SKEWED_CV = 1.0
+DEGREE_SAMPLES = 4096
+
+
+def degree_cv(graph: Graph) -> float:
+    """Coefficient of variation of the degrees of evenly spaced sampled vertices."""
+    indptr = graph.undirected_csr()[0]
+    xp = graph.xp
+    n = graph.num_nodes
+    idx = xp.arange(0, n, max(1, n // DEGREE_SAMPLES))
+    deg = (indptr[idx + 1] - indptr[idx]).astype(xp.float64)
+    mean = float(deg.mean())
+    return float(deg.std()) / mean if mean > 0 else 0.0
 
 
 def choose(graph: Graph) -> Variant:
@@ -42,4 +57,6 @@ def _choose(graph: Graph) -> Variant:
         return Variant.parse("none-rem_cas-splice-coo")
     if entries / n < LOW_DEGREE:
         return Variant.parse("none-rem_cas-splice-csr")
-    return Variant.parse("hb-rem_cas-splice-csr")
+    if degree_cv(graph) > SKEWED_CV:
+        return Variant.parse("hb-rem_cas-splice-csr")
+    return Variant.parse("hb8-rem_cas-splice-csr")
