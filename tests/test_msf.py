@@ -434,6 +434,9 @@ def test_gpu_edge_order_by_rows_and_by_global_sort(monkeypatch: pytest.MonkeyPat
     keep = np.flatnonzero(s != d)
     lo, hi = np.minimum(s, d), np.maximum(s, d)
     ref = keep[np.lexsort((keep, hi[keep], lo[keep]))]
+    far = cp.asarray(rng.integers(0, 10**6, (2, 5000)))
+    assert not msf_keys._rows_pay(far[0], far[1])  # random order over many vertices
+    assert msf_keys._rows_pay(cp.arange(1000), cp.arange(1000) + 1)  # sorted input
     monkeypatch.setattr(msf_keys, "ROW_LOCALITY", 0.0)  # random input order: rows anyway
     for row_max in (10**9, 0):  # rows sorted per thread; every graph sorted globally
         monkeypatch.setattr(msf_keys, "ROW_SORT_MAX", row_max)
@@ -442,6 +445,3 @@ def test_gpu_edge_order_by_rows_and_by_global_sort(monkeypatch: pytest.MonkeyPat
         assert np.array_equal(cp.asnumpy(order.eid), ref)
         assert np.array_equal(cp.asnumpy(order.lo), lo[ref])
         assert np.array_equal(cp.asnumpy(order.hi), hi[ref])
-    assert msf_keys._rows_pay(cp.arange(1000), cp.arange(1000) + 1)  # sorted input
-    far = cp.asarray(rng.integers(0, 10**6, (2, 5000)))
-    assert not msf_keys._rows_pay(far[0], far[1])  # random order over many vertices
