@@ -1,18 +1,23 @@
 """GPU minimum spanning forest driver: edge ranking, filter-Borůvka and Wang's Prim.
 
-Both algorithms work on *ranked* edges: self loops are dropped and the rest are
-sorted once by ``(weight, min(u, v), max(u, v), edge id)`` (stable CuPy sorts;
-one sort of packed 64-bit words when the weight range and both endpoints fit).
-Position in that order is the edge's rank, a unique integer key, so the kernels
-in ``cuda/msf.cu`` never see weights and the tie rule holds for any weight type.
+Borůvka first tries packed 64-bit keys (:mod:`concomp._gpu.msf_keys`): when the
+weights fit 32 bits, the weight-independent ``(min(u, v), max(u, v), edge id)``
+order is built once per graph and no call sorts by weight. Otherwise (and for
+Prim) edges are *ranked*: self loops are dropped and the rest are sorted once by
+``(weight, min(u, v), max(u, v), edge id)`` (stable CuPy sorts; one sort of packed
+64-bit words when the weight range and both endpoints fit). Position in that
+order is the edge's rank, a unique integer key, so the kernels in ``cuda/msf.cu``
+never see weights and the tie rule holds for any weight type.
 
-Measured on one H100 (``benchmarks/profile_msf.py``, graph on the device): the
-whole Borůvka call takes 5.7-6.9 ms on a 2048 x 2048 grid (three runs; ranking
-1.8-2.0 ms) and 20 ms on a random graph of 8.4 M vertices and 33.5 M edges (ranking 9.4 ms,
-of which 4.3 ms is CuPy's 64-bit argsort); ECL-MST needs 6.5 and 14.9 ms. Prim costs about 8.5 microseconds per vertex
-with CUDA graphs (20 without), 16-21 on those two graphs where each step's
-reduction reads all n candidates: over a minute for them, and slower than GPU
-Borůvka and the CPU heap Prim at every size tried (1024 vertices: 12 ms).
+Measured on one H100 (``benchmarks/device_msf.py``, graph on the device, CUDA
+events, medians of 5): on a 2048 x 2048 grid the packed-key Borůvka takes 3.8 ms
+warm (edge order already built) and 5.1 ms cold (ECL-MST: 6.46 ms); on a random
+graph of 8.4 M vertices and 33.5 M edges, 10.7 ms warm and 17.9 ms cold (ECL-MST:
+14.9 ms), where the ranking path takes 19.8 ms (4.4 ms of it CuPy's 64-bit
+argsort). Prim costs about 16-23 microseconds per vertex with CUDA graphs on
+those two graphs, where each step's reduction reads all n candidates: over a
+minute for them, and slower than GPU Borůvka and the CPU heap Prim at every size
+tried (1024 vertices: 10 ms).
 """
 
 from __future__ import annotations

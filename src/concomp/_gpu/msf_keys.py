@@ -11,8 +11,9 @@ is a 64-bit ``atomicMin`` (``cuda/boruvka.cu``). Weights that need more than 32 
 :mod:`concomp._gpu.msf`, which sorts by weight on every call. Both paths return the
 same edges.
 
-Measured on one H100 (``benchmarks/profile_msf.py``): see the module docstring of
-:mod:`concomp._gpu.msf` for the numbers.
+Measured on one H100 (``benchmarks/device_msf.py``; numbers in the docstring of
+:mod:`concomp._gpu.msf`): on 33.5 M random edges the packed-key path takes 10.7 ms
+with the edge order cached and 17.9 ms building it, against 19.8 ms for ranking.
 """
 
 from __future__ import annotations
