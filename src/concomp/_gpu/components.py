@@ -24,8 +24,6 @@ BFS_ALPHA = 20
 #: Compress the forest after sampling (Afforest). When False the finish's skip test
 #: walks to the root itself, saving one pass over the labels.
 SAMPLE_COMPRESS = True
-#: Hook-based sampling's first pass also writes the initial parents (no init pass).
-FUSED_INIT = True
 #: Hook-based sampling as one pass (hb_fused) where no spanning forest is recorded.
 HB_ONE_PASS = True
 #: Capture each run as a CUDA graph on first use and replay it on later calls.
@@ -79,14 +77,7 @@ class _Run:
         return (HB_ONE_PASS and self.v.sampling == Sampling.HB and not self.k.jtb
                 and not self.needs_aux and not self.record)
 
-    def hook_inits(self) -> bool:
-        """Whether hb_hook initialises the state itself (see ``cuda/cc.cu``)."""
-        return (FUSED_INIT and self.v.sampling == Sampling.HB and not self.k.jtb
-                and not self.needs_aux and not self.record and not self.hb_one_pass())
-
     def init(self) -> None:
-        if self.hook_inits():
-            return
         self.launch("init", self.n, self.p, self.aux, self.packed, self.hook_edge,
                     self.scratch, self.I(self.n), np.int32(self.needs_aux),
                     np.int32(self.k.jtb), np.int32(self.record))
@@ -114,8 +105,7 @@ class _Run:
         if s == Sampling.KOUT:
             k = self.v.k
             if KOUT_HOOK_FIRST:
-                self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
-                            self.scratch, np.int32(0))
+                self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n))
             self.launch("kout", n * k, *self.uf, indptr, indices, e, self.hook_edge, I(n),
                         np.int32(k), np.int32(KOUT_HOOK_FIRST))
             k0 = k
@@ -131,8 +121,7 @@ class _Run:
             mark("hook")
             k0 = 1
         elif s == Sampling.HB:
-            self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
-                        self.scratch, np.int32(self.hook_inits()))
+            self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n))
             mark("hook")
             self.launch("hb_roots", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
                         np.int32(self.v.k))

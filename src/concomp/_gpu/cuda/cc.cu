@@ -79,27 +79,19 @@ __global__ void kout_random(UF_PARAMS, const I* __restrict__ indptr, const I* __
 
 // Hook-based sampling, step 1: hook every vertex to its first neighbour if that
 // neighbour is smaller (only v writes p[v] here, so a plain store is safe).
-// fresh != 0 (parents only: no JTB word, no aux array, no hook edges) makes this the
-// run's first pass: it writes every p[v] and clears the scratch words, so init_state
-// is skipped (one pass over the vertices less).
 template <typename I, bool JTB, bool RECORD>
 __global__ void hb_hook(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
-                        const I* __restrict__ eids, I* hook_edge, I n, I* scratch, int fresh) {
+                        const I* __restrict__ eids, I* hook_edge, I n) {
     UF_STATE;
-    if (fresh && blockIdx.x == 0 && threadIdx.x < 4) scratch[threadIdx.x] = 0;
     GRID_STRIDE(v, n) {
         I b = indptr[v];
-        I w = (I)v;
         if (b < indptr[v + 1]) {
-            I f = indices[b];
-            if (f < (I)v) w = f;
-        }
-        if (w != (I)v) {
-            if (JTB) s.packed[v] = (u64)w;
-            else s.p[v] = w;
-            if (RECORD) hook_edge[v] = eids[b];
-        } else if (fresh) {
-            s.p[v] = (I)v;
+            I w = indices[b];
+            if (w < (I)v) {
+                if (JTB) s.packed[v] = (u64)w;
+                else s.p[v] = w;
+                if (RECORD) hook_edge[v] = eids[b];
+            }
         }
     }
 }
