@@ -13,7 +13,10 @@ warm-up (numba compiles on the first call): concomp gets a validated
 entry by entry (so it neither sums duplicates nor sees a stored zero: weights
 are shifted by +1 for it, which moves every forest's weight equally). SciPy and
 concomp run interleaved, one repeat each in turn, so that other load on the
-machine hits both alike. The table gives each time and SciPy / concomp.
+machine hits both alike. The table gives each time and SciPy / concomp. NetworkX
+(pure Python, a MultiGraph so parallel edges compete too) joins on two small graphs
+(a 128 x 128 grid, 16,384 vertices of degree 8); every engine's forest weight is
+checked against SciPy's and NetworkX's.
 """
 
 from __future__ import annotations
@@ -53,11 +56,29 @@ def scipy_csr(s, d, w, n) -> sp.csr_array:
     return sp.csr_array(((w + 1.0)[order], d[order], indptr), shape=(n, n))
 
 
-def bench_graph(name: str, graph: tuple, repeats: int, algorithms: tuple[str, ...]) -> dict:
+def networkx_graph(s, d, w, n):
+    """A NetworkX MultiGraph of the same edges (parallel edges kept), or None."""
+    try:
+        import networkx as nx
+    except ImportError:
+        return None
+    G = nx.MultiGraph()
+    G.add_nodes_from(range(n))
+    G.add_weighted_edges_from(zip(s.tolist(), d.tolist(), w.tolist()))
+    return G
+
+
+def bench_graph(name: str, graph: tuple, repeats: int, algorithms: tuple[str, ...],
+                with_networkx: bool = False) -> dict:
     s, d, w, n = graph
     g = Graph.from_edges(s, d, n, weights=w)
     A = scipy_csr(s, d, w, n)
     runs = {"scipy": lambda: minimum_spanning_tree(A)}
+    G = networkx_graph(s, d, w, n) if with_networkx else None
+    if G is not None:
+        import networkx as nx
+
+        runs["networkx"] = lambda: nx.minimum_spanning_tree(G)  # Kruskal, pure Python
     for a in algorithms:
         runs[a] = lambda a=a: minimum_spanning_forest(g, algorithm=a, device="cpu")
     for fn in runs.values():
@@ -73,6 +94,11 @@ def bench_graph(name: str, graph: tuple, repeats: int, algorithms: tuple[str, ..
     tree = minimum_spanning_tree(A)
     assert forest.num_edges == tree.nnz
     assert forest.total_weight == round(tree.sum()) - tree.nnz  # undo SciPy's +1 shift
+    if G is not None:
+        import networkx as nx
+
+        nx_tree = nx.minimum_spanning_tree(G)
+        assert nx_tree.size(weight="weight") == forest.total_weight
     return {"graph": name, "n": n, "m": int(s.size), "median_s": med,
             "speedup_vs_scipy": {k: med["scipy"] / v for k, v in med.items() if k != "scipy"}}
 
@@ -88,6 +114,10 @@ def main() -> None:
     graphs = {f"grid{k}": grid(k, rng), f"random_n{n}_deg8": random_graph(n, 8, rng)}
     rows = [bench_graph(name, g, args.repeats, ("kruskal", "boruvka", "prim"))
             for name, g in graphs.items()]
+    # NetworkX (pure Python) side by side on small graphs only
+    small = {"grid128": grid(128, rng), "random_n16384_deg8": random_graph(1 << 14, 8, rng)}
+    rows += [bench_graph(name, g, args.repeats, ("kruskal", "boruvka", "prim"),
+                         with_networkx=True) for name, g in small.items()]
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, numba "
           f"{numba.__version__} threads={numba.get_num_threads()}; median of {args.repeats}")
     print(f"{'graph':22s} {'m':>10s} {'SciPy s':>8s} " +
@@ -95,7 +125,9 @@ def main() -> None:
     for r in rows:
         t, x = r["median_s"], r["speedup_vs_scipy"]
         print(f"{r['graph']:22s} {r['m']:>10,d} {t['scipy']:>8.3f} " +
-              " ".join(f"{t[a]:>10.3f} {x[a]:>5.1f}" for a in ("kruskal", "boruvka", "prim")))
+              " ".join(f"{t[a]:>10.3f} {x[a]:>5.1f}" for a in ("kruskal", "boruvka", "prim")) +
+              (f"  NetworkX {t['networkx']:.3f} s (Kruskal {t['networkx'] / t['kruskal']:.0f}x "
+               "faster)" if "networkx" in t else ""))
     if args.out:
         with open(args.out, "w") as fh:
             json.dump(rows, fh, indent=1)
