@@ -106,24 +106,23 @@ def main() -> int:
         t["weight_keys"] = timed(cp, lambda: engine.weight_keys(dw, m, False))
         key = engine.weight_keys(dw, m, False)
         t["edge_order"] = timed(cp, lambda: msf_keys.edge_order(ds, dd, n, dt))
+        t["edge_order_rows"] = timed(cp, lambda: msf_keys._order_by_rows(ds, dd, n, dt))
         order = msf_keys.edge_order(ds, dd, n, dt)
         t["packed_keys"] = timed(cp, lambda: msf_keys.packed_keys(order, ds, dd, key))
         pk = msf_keys.packed_keys(order, ds, dd, key)
-        t["boruvka_keys"] = timed(cp, lambda: msf_keys.boruvka_keys(order, pk, n))
+        t["boruvka_keys"] = timed(cp, lambda: msf_keys.boruvka_keys(order, pk, n, m))
         for light in (n // 2, 2 * n, 4 * n):
             t[f"boruvka_keys_light{light // n if light >= n else 0.5}n"] = timed(
-                cp, lambda x=light: msf_keys.boruvka_keys(order, pk, n, light=x))
-        pos = msf_keys.boruvka_keys(order, pk, n)
-        t["final_ids"] = timed(cp, lambda: cp.sort(order.eid[pos]))
+                cp, lambda x=light: msf_keys.boruvka_keys(order, pk, n, m, light=x))
         trace: list = []
-        msf_keys.boruvka_keys(order, pk, n, trace=trace)
+        msf_keys.boruvka_keys(order, pk, n, m, trace=trace)
         print(f"{name}: n={n} m={m} " + " ".join(f"{k}={v:.3f}" for k, v in t.items()),
               flush=True)
         for phase, cin, kept, live, ms in trace:
             print(f"  key round phase={phase} in={cin} kept={kept} live_roots={live} ms={ms:.3f}",
                   flush=True)
         t = {}
-        del g, order, pk, pos, cache
+        del g, order, pk, cache
         word = cp.random.default_rng(1).integers(0, 2**62, m, dtype=cp.int64).view(cp.uint64)
         w32 = (word >> cp.uint64(40)).astype(cp.uint32)
         w16 = (word >> cp.uint64(48)).astype(cp.uint16)

@@ -387,8 +387,8 @@ def test_gpu_key_boruvka_light_split_and_rounds() -> None:
     expect = kruskal_reference(s, d, w, n)
     for light in (0, 1, n // 3, n, 10 * n):
         trace: list = []
-        pos = msf_keys.boruvka_keys(order, key, n, light=light, trace=trace)
-        assert np.array_equal(np.sort(cp.asnumpy(order.eid[pos])), expect), light
+        ids = msf_keys.boruvka_keys(order, key, n, s.size, light=light, trace=trace)
+        assert np.array_equal(cp.asnumpy(ids), expect), light
         assert trace and trace[-1][2] == 0  # the last round kept no edge
     wide = engine.weight_keys(cp.asarray(rng.integers(0, 2**40, s.size)), s.size, False)
     assert msf_keys.packed_keys(order, ds, dd, wide) is None  # too wide: ranking path
@@ -419,29 +419,39 @@ def test_gpu_edge_order_cached_on_the_graph() -> None:
 @pytest.mark.gpu
 @gpu
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
-def test_gpu_edge_order_by_rows_and_by_global_sort(monkeypatch: pytest.MonkeyPatch,
-                                                   index_dtype) -> None:
-    """Both ways of building the structure order give (min, max, edge id) order."""
+def test_gpu_edge_order_every_builder(monkeypatch: pytest.MonkeyPatch, index_dtype) -> None:
+    """Every way of building the structure order gives (min, max, edge id) order."""
     import cupy as cp
 
     from concomp._gpu import msf_keys
+    from concomp._gpu.msf import rank_edges
 
     rng = np.random.default_rng(10)
     n, m = 500, 6000
     s, d = rng.integers(0, n, m), rng.integers(0, n, m)
     s[:40] = d[:40]  # loops are dropped
     s[40:60], d[40:60] = 7, 9  # parallel edges: ordered by edge id
-    keep = np.flatnonzero(s != d)
-    lo, hi = np.minimum(s, d), np.maximum(s, d)
-    ref = keep[np.lexsort((keep, hi[keep], lo[keep]))]
+    s[60:400], d[60:400] = 3, rng.integers(4, n, 340)  # one long row (min endpoint 3)
     far = cp.asarray(rng.integers(0, 10**6, (2, 5000)))
     assert not msf_keys._rows_pay(far[0], far[1])  # random order over many vertices
     assert msf_keys._rows_pay(cp.arange(1000), cp.arange(1000) + 1)  # sorted input
-    monkeypatch.setattr(msf_keys, "ROW_LOCALITY", 0.0)  # random input order: rows anyway
-    for row_max in (10**9, 0):  # rows sorted per thread; every graph sorted globally
+    keep = np.flatnonzero(s != d)
+    lo, hi = np.minimum(s, d), np.maximum(s, d)
+    ref = keep[np.lexsort((keep, hi[keep], lo[keep]))]
+    ds, dd, dt = cp.asarray(s), cp.asarray(d), np.dtype(index_dtype)
+    builders = {
+        "rows": lambda: msf_keys._order_by_rows(ds, dd, n, dt),
+        "global": lambda: msf_keys.EdgeOrder(*rank_edges(ds, dd, cp.zeros(m, cp.uint64), n, dt)),
+        "default": lambda: msf_keys.edge_order(ds, dd, n, dt),
+    }
+    for row_max in (10**6, 0):  # rows sorted per thread; the row path refused
         monkeypatch.setattr(msf_keys, "ROW_SORT_MAX", row_max)
-        order = msf_keys.edge_order(cp.asarray(s), cp.asarray(d), n, np.dtype(index_dtype))
-        assert order.lo.dtype == index_dtype and order.eid.dtype == np.int64
-        assert np.array_equal(cp.asnumpy(order.eid), ref)
-        assert np.array_equal(cp.asnumpy(order.lo), lo[ref])
-        assert np.array_equal(cp.asnumpy(order.hi), hi[ref])
+        for name, build in builders.items():
+            order = build()
+            if order is None:  # the row path refuses long rows
+                assert name == "rows" and row_max < 340
+                continue
+            assert order.lo.dtype == index_dtype and order.eid.dtype == np.int64
+            assert np.array_equal(cp.asnumpy(order.eid), ref), (name, row_max)
+            assert np.array_equal(cp.asnumpy(order.lo), lo[ref]), (name, row_max)
+            assert np.array_equal(cp.asnumpy(order.hi), hi[ref]), (name, row_max)

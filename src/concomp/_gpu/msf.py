@@ -292,12 +292,11 @@ def spanning_forest_ids(src: Any, dst: Any, weights: Any, n: int, *, algorithm: 
         return cp.zeros(0, dtype=cp.int64)
     code = weight_keys(weights, m, maximum)
     if algorithm != "prim" and KEY_BORUVKA:
-        from .msf_keys import spanning_forest_positions
+        from .msf_keys import spanning_forest_ids_by_keys
 
-        found = spanning_forest_positions(src, dst, code, n, dt, cache)
-        if found is not None:
-            order, positions = found
-            return cp.sort(order.eid[positions])
+        ids = spanning_forest_ids_by_keys(src, dst, code, n, dt, cache)
+        if ids is not None:
+            return ids
     eu, ev, eid = rank_edges(src, dst, code, n, dt)
     if eu.shape[0] == 0:
         return cp.zeros(0, dtype=cp.int64)

@@ -77,7 +77,7 @@ def edge_order(src: Any, dst: Any, n: int, dtype: np.dtype, cache: dict | None =
     if cache is not None and key in cache:
         return cache[key]
     order = _order_by_rows(src, dst, n, np.dtype(dtype)) if _rows_pay(src, dst) else None
-    if order is None:  # a long row: one global sort of (min, max) words
+    if order is None:  # a long row or random order: one global sort of (min, max) words
         zero = cp.zeros(int(src.shape[0]), dtype=cp.uint64)
         order = EdgeOrder(*rank_edges(src, dst, zero, n, np.dtype(dtype)))
     if cache is not None:
@@ -152,9 +152,9 @@ def _pivot(key: Any, n: int) -> np.uint64:
     return np.uint64(int(sample[min(size - 1, size * n // m)].item()))
 
 
-def boruvka_keys(order: EdgeOrder, key: Any, n: int, light: int | None = None,
+def boruvka_keys(order: EdgeOrder, key: Any, n: int, m: int, light: int | None = None,
                  trace: list | None = None) -> Any:
-    """Positions (in structure order) of the minimum spanning forest's edges.
+    """Input edge ids (ascending) of the minimum spanning forest; ``m`` input edges.
 
     Filter-Borůvka: the edges with keys below a pivot (about ``light`` of them,
     default ``n``) go first; their forest is the full forest's restriction to them
@@ -164,12 +164,13 @@ def boruvka_keys(order: EdgeOrder, key: Any, n: int, light: int | None = None,
     """
     cp = cupy_or_raise()
     dt = order.lo.dtype
-    m = int(key.shape[0])
+    count = int(key.shape[0])
     parent = cp.arange(n, dtype=dt)
     comp = parent.copy()  # each vertex's root, one read (see cuda/boruvka.cu)
     best = cp.full(n, _NONE, dtype=cp.uint64)
-    in_forest = cp.zeros(m, dtype=cp.uint8)
-    lists = [(cp.empty(m, dt), cp.empty(m, dt), cp.empty(m, cp.uint64)) for _ in range(2)]
+    in_forest = cp.zeros(m, dtype=cp.uint8)  # by input edge id
+    lists = [(cp.empty(count, dt), cp.empty(count, dt), cp.empty(count, cp.uint64))
+             for _ in range(2)]
     roots = [cp.empty(n, dt), cp.empty(n, dt)]
     counts = cp.zeros(2, dtype=cp.uint64)
     t = _CTYPES[np.dtype(dt)]
@@ -183,17 +184,18 @@ def boruvka_keys(order: EdgeOrder, key: Any, n: int, light: int | None = None,
             counts.fill(0)
             compress(_grid(n), (_BLOCK,), (null, np.int64(n), parent, comp, best, roots[1],
                                            counts[1:]))
-        count, listed, live = m, 0, None
-        while count:
+        size, listed, live = count, 0, None
+        while size:
             (ia, ib, ik), (oa, ob, ok) = lists
             if trace is not None:
                 start, stop = cp.cuda.Event(), cp.cuda.Event()
                 start.record()
             counts.fill(0)
-            offer(_grid(count), (_BLOCK,), (order.lo, order.hi, key, ia, ib, ik, np.int32(listed),
-                                             np.int64(count), lo, hi, comp, best, oa, ob, ok,
-                                             counts[:1]))
-            link(_grid(count), (_BLOCK,), (oa, ob, ok, counts[:1], best, parent, in_forest))
+            offer(_grid(size), (_BLOCK,), (order.lo, order.hi, key, ia, ib, ik, np.int32(listed),
+                                            np.int64(size), lo, hi, comp, best, oa, ob, ok,
+                                            counts[:1]))
+            link(_grid(size), (_BLOCK,), (oa, ob, ok, counts[:1], best, parent, order.eid,
+                                          in_forest))
             nroots = n if live is None else live
             compress(_grid(nroots), (_BLOCK,),
                      (roots[0] if live is not None else null, np.int64(nroots), parent, comp,
@@ -203,19 +205,19 @@ def boruvka_keys(order: EdgeOrder, key: Any, n: int, light: int | None = None,
             if trace is not None:
                 stop.record()
                 stop.synchronize()
-                trace.append((int(lo != 0), count, kept, live,
+                trace.append((int(lo != 0), size, kept, live,
                               cp.cuda.get_elapsed_time(start, stop)))
-            count, listed, lists = kept, 1, lists[::-1]
+            size, listed, lists = kept, 1, lists[::-1]
     return cp.flatnonzero(in_forest)
 
 
-def spanning_forest_positions(src: Any, dst: Any, code: Any, n: int, dtype: np.dtype,
-                              cache: dict | None = None):
-    """``(order, positions)`` of the forest by key Borůvka, or None when keys do not fit."""
+def spanning_forest_ids_by_keys(src: Any, dst: Any, code: Any, n: int, dtype: np.dtype,
+                                cache: dict | None = None):
+    """Input edge ids (ascending) of the forest by key Borůvka, or None when keys do not fit."""
     if n >= 2**32:
         return None
     order = edge_order(src, dst, n, dtype, cache)
     key = packed_keys(order, src, dst, code)
     if key is None:
         return None
-    return order, boruvka_keys(order, key, n)
+    return boruvka_keys(order, key, n, int(src.shape[0]))
