@@ -31,6 +31,7 @@ import gpu_suite  # noqa: E402
 
 import concomp  # noqa: E402
 from concomp._gpu.components import run_variant  # noqa: E402
+from concomp.benchsuite import gpu_median_ms  # noqa: E402
 from concomp.variants import Variant, all_variants  # noqa: E402
 
 
@@ -65,15 +66,7 @@ def time_gpu(cp, fn, reps: int) -> float:
         e.record()
         e.synchronize()
         return cp.cuda.get_elapsed_time(s, e)
-    out = []
-    for _ in range(reps):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        out.append(cp.cuda.get_elapsed_time(s, e))
-    return statistics.median(out)
+    return gpu_median_ms(fn, reps)
 
 
 def check(cp, g, variant, ref_count) -> None:

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 
 import numpy as np
+
+from concomp.benchsuite import gpu_median_ms
 
 
 def grid(k: int, rng) -> tuple:
@@ -47,19 +48,15 @@ def random_graph(n: int, avg_degree: int, rng) -> tuple:
     return s, d, rng.integers(1, 1_000_001, m, dtype=np.int64), n
 
 
-def gpu_median_ms(cp, fn, reps: int = 5) -> float:
-    """Median CUDA-event time of ``fn`` in ms, after one warm-up call."""
-    fn()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    return statistics.median(times)
+def boruvka_on_ranks(eu, ev, eid, n: int, m: int, light: int | None = None):
+    """GPU Borůvka over ranked edges (the ranking path's rounds, without the ranking)."""
+    import cupy as cp
+
+    from concomp._gpu import msf_keys
+
+    ranks = cp.arange(eu.shape[0], dtype=cp.uint64)
+    return msf_keys.boruvka_keys(msf_keys.EdgeOrder(eu, ev, eid), ranks, n, m, light=light,
+                                 position_bits=64)
 
 
 def check(cp, engine) -> list[str]:
@@ -108,32 +105,31 @@ def time_graph(cp, engine, name: str, graph: tuple, prim_steps: int) -> dict:
     ds, dd, dw = cp.asarray(s), cp.asarray(d), cp.asarray(w)
     row = {"graph": name, "n": n, "m": m}
     # cold: no cache, so every call also builds the weight-independent edge order
-    row["gpu_boruvka_ms"] = gpu_median_ms(cp, lambda: engine.spanning_forest_ids(ds, dd, dw, n))
+    row["gpu_boruvka_ms"] = gpu_median_ms(lambda: engine.spanning_forest_ids(ds, dd, dw, n))
     cache: dict = {}  # warm: the edge order built once, as a Graph keeps it
     row["gpu_boruvka_warm_ms"] = gpu_median_ms(
-        cp, lambda: engine.spanning_forest_ids(ds, dd, dw, n, cache=cache))
+        lambda: engine.spanning_forest_ids(ds, dd, dw, n, cache=cache))
     from concomp.graph import Graph
     from concomp.msf import minimum_spanning_forest
 
     g = Graph.from_edges(ds, dd, n, weights=dw)
-    row["api_warm_ms"] = gpu_median_ms(cp, lambda: minimum_spanning_forest(g))
+    row["api_warm_ms"] = gpu_median_ms(lambda: minimum_spanning_forest(g))
     row["api_cold_ms"] = gpu_median_ms(
-        cp, lambda: minimum_spanning_forest(Graph.from_edges(ds, dd, n, weights=dw)))
+        lambda: minimum_spanning_forest(Graph.from_edges(ds, dd, n, weights=dw)))
     engine.KEY_BORUVKA = False
-    row["gpu_ranking_path_ms"] = gpu_median_ms(
-        cp, lambda: engine.spanning_forest_ids(ds, dd, dw, n))
+    row["gpu_ranking_path_ms"] = gpu_median_ms(lambda: engine.spanning_forest_ids(ds, dd, dw, n))
     engine.KEY_BORUVKA = True
-    del g, cache
+    g = cache = None  # free device memory before the next measurements
     key = engine.weight_keys(dw, m, False)
     row["gpu_rank_ms"] = gpu_median_ms(
-        cp, lambda: engine.rank_edges(ds, dd, key, n, np.dtype(np.int32)))
-    eu, ev, _ = engine.rank_edges(ds, dd, key, n, np.dtype(np.int32))
-    row["gpu_boruvka_rounds_ms"] = gpu_median_ms(cp, lambda: engine.boruvka(eu, ev, n))
+        lambda: engine.rank_edges(ds, dd, key, n, np.dtype(np.int32)))
+    eu, ev, eid = engine.rank_edges(ds, dd, key, n, np.dtype(np.int32))
+    row["gpu_boruvka_rounds_ms"] = gpu_median_ms(lambda: boruvka_on_ranks(eu, ev, eid, n, m))
     for label, light in (("0", 0), ("n/2", n // 2), ("2n", 2 * n)):  # default: n
         row[f"gpu_boruvka_rounds_ms_light_{label}"] = gpu_median_ms(
-            cp, lambda x=light: engine.boruvka(eu, ev, n, light=x))
+            lambda x=light: boruvka_on_ranks(eu, ev, eid, n, m, light=x))
     # the difference of two step counts cancels Prim's setup (adjacency build)
-    short, long_ = (gpu_median_ms(cp, lambda s_=s_: engine.prim(eu, ev, n, max_steps=s_), reps=3)
+    short, long_ = (gpu_median_ms(lambda s_=s_: engine.prim(eu, ev, n, max_steps=s_), reps=3)
                     for s_ in (prim_steps, 2 * prim_steps))
     row["gpu_prim_step_us"] = 1e3 * (long_ - short) / prim_steps
     row["gpu_prim_est_s"] = row["gpu_prim_step_us"] * n / 1e6
@@ -161,15 +157,15 @@ def prim_sweep(cp, engine, sizes: list[int]) -> list[dict]:
     for k in sizes:
         s, d, w, n = grid(k, rng)
         ds, dd, dw = cp.asarray(s), cp.asarray(d), cp.asarray(w)
-        eu, ev, _ = engine.rank_edges(ds, dd, engine.weight_keys(dw, s.size, False), n,
-                                      np.dtype(np.int32))
+        eu, ev, eid = engine.rank_edges(ds, dd, engine.weight_keys(dw, s.size, False), n,
+                                        np.dtype(np.int32))
         row = {"grid": f"{k}x{k}", "n": n}
         run = {"prim_graph_ms": lambda e=(eu, ev, n): engine.prim(*e),
                "prim_plain_ms": lambda e=(eu, ev, n): engine.prim(*e, use_graph=False),
-               "boruvka_ms": lambda e=(eu, ev, n): engine.boruvka(*e)}
+               "boruvka_ms": lambda e=(eu, ev, eid, n, s.size): boruvka_on_ranks(*e)}
         for label, fn in run.items():
             if label != "prim_plain_ms" or n <= 65536:  # plain launches: small grids only
-                row[label] = gpu_median_ms(cp, fn, reps=3 if label.startswith("prim") else 5)
+                row[label] = gpu_median_ms(fn, reps=3 if label.startswith("prim") else 5)
         args = (s, d, cpu.weight_keys(w, w.size), n)
         prim_args = (*args, _csr(s, d, n))
         for label, fn in (("cpu_kruskal_ms", lambda a=args: cpu.kruskal(*a)),

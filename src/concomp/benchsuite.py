@@ -45,7 +45,9 @@ def _median_ms(fn: Callable[[], Any], reps: int) -> float:
     return statistics.median(times)
 
 
-def _gpu_median_ms(fn: Callable[[], Any], reps: int) -> float:
+def gpu_median_ms(fn: Callable[[], Any], reps: int = 5) -> float:
+    """Median GPU time of ``fn`` in ms: CUDA events around each call, one warm-up call
+    first (compiles kernels, captures CUDA graphs). The benchmark scripts use it too."""
     import cupy
 
     fn()
@@ -129,7 +131,7 @@ def run_suite(graphs=SUITE, *, quick: bool = False, device: str = "cpu", reps: i
         count = connected_components(g, device=device, algorithm=algorithm,
                                      return_labels=False)
         call = lambda g=g: connected_components(g, device=device, algorithm=algorithm)  # noqa: E731
-        ms = _gpu_median_ms(call, reps) if device == "gpu" else _median_ms(call, reps)
+        ms = gpu_median_ms(call, reps) if device == "gpu" else _median_ms(call, reps)
         edges = g.num_edges // 2 if g.symmetric else g.num_edges  # undirected edges
         base = {"graph": name, "n": g.num_nodes, "edges": edges}
         rows.append({**base, "engine": f"concomp-{device}", "ms": ms, "components": count})

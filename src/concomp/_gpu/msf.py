@@ -1,4 +1,4 @@
-"""GPU minimum spanning forest driver: edge ranking, filter-Borůvka and Wang's Prim.
+"""GPU minimum spanning forest driver: edge ranking and Wang's Prim (Borůvka: msf_keys).
 
 Borůvka first tries packed 64-bit keys (:mod:`concomp._gpu.msf_keys`): when the
 weights fit 32 bits, the weight-independent ``(min(u, v), max(u, v), edge id)``
@@ -31,7 +31,7 @@ from ._compile import get_kernel
 from .kernels import BLOCK as _BLOCK
 from .kernels import grid_for as _grid
 
-__all__ = ["INSTANTIATIONS", "PrimLists", "boruvka", "prim", "rank_edges", "spanning_forest_ids"]
+__all__ = ["INSTANTIATIONS", "PrimLists", "prim", "rank_edges", "spanning_forest_ids"]
 
 _SIGN = 1 << 63
 #: Borůvka on packed (weight, edge order) keys where they fit 64 bits; False forces
@@ -40,9 +40,6 @@ KEY_BORUVKA = True
 
 
 _TEMPLATES = {
-    "boruvka_min_edge": "boruvka_min_edge<{t}>",
-    "boruvka_hook": "boruvka_hook<{t}>",
-    "boruvka_compress": "boruvka_compress<{t}>",
     "prim_min_partial": f"prim_min_partial<{{t}}, {_BLOCK}>",
     "prim_min_final": f"prim_min_final<{{t}}, {_BLOCK}>",
     "prim_update": "prim_update<{t}>",
@@ -159,40 +156,6 @@ def rank_edges(src: Any, dst: Any, key: Any, n: int, dtype: np.dtype):
     return eu, ev, order
 
 
-def boruvka(eu: Any, ev: Any, n: int, light: int | None = None):
-    """Ranks of the forest edges by filter-Borůvka.
-
-    The ``light`` lightest edges (default ``min(m, n)``) are processed first;
-    their forest is the full forest's restriction to them, and it merges most
-    vertices, so the first round over the heavy rest already drops most of it.
-    Every round keeps only the edges whose endpoints are still apart; the
-    rounds of a phase end when none is left.
-    """
-    cp = cupy_or_raise()
-    dt, m = eu.dtype, int(eu.shape[0])
-    parent = cp.arange(n, dtype=dt)
-    comp = parent.copy()
-    best = cp.full(n, np.iinfo(dt).max, dtype=dt)
-    in_forest = cp.zeros(m, dtype=cp.uint8)
-    split = min(m, n) if light is None else max(0, min(m, light))
-    lists = [cp.empty((3, max(split, m - split)), dtype=dt) for _ in range(2)]
-    out_count = cp.zeros(1, dtype=cp.uint64)
-    k_min, k_hook, k_comp = (_kernel(s, dt) for s in
-                             ("boruvka_min_edge", "boruvka_hook", "boruvka_compress"))
-    for first, count in ((0, split), (split, m - split)):
-        listed = False
-        while count:
-            src, dst = lists
-            out_count.fill(0)
-            k_min(_grid(count), (_BLOCK,), (eu, ev, src[0], src[1], src[2], np.int32(listed),
-                                             np.int64(count), np.int64(first), comp, best,
-                                             dst[0], dst[1], dst[2], out_count))
-            k_hook(_grid(n), (_BLOCK,), (eu, ev, comp, best, parent, in_forest, dt.type(n)))
-            k_comp(_grid(n), (_BLOCK,), (parent, comp, best, dt.type(n)))
-            count, listed, lists = int(out_count.item()), True, lists[::-1]
-    return cp.flatnonzero(in_forest)
-
-
 class PrimLists(NamedTuple):
     """Wang et al.'s candidate edge list after the last step, by forest position."""
 
@@ -303,6 +266,9 @@ def spanning_forest_ids(src: Any, dst: Any, weights: Any, n: int, *, algorithm: 
     if algorithm == "prim":
         rank = prim(eu, ev, n).rank
         ranks = rank[rank != np.iinfo(dt).max]
-    else:
-        ranks = boruvka(eu, ev, n)
-    return cp.sort(eid[ranks].astype(cp.int64))
+        return cp.sort(eid[ranks].astype(cp.int64))
+    # a rank is a complete key by itself, and its own position in (eu, ev, eid)
+    from .msf_keys import EdgeOrder, boruvka_keys
+
+    ranks = cp.arange(eu.shape[0], dtype=cp.uint64)
+    return boruvka_keys(EdgeOrder(eu, ev, eid), ranks, n, m, position_bits=64)

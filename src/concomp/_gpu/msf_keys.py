@@ -153,8 +153,12 @@ def _pivot(key: Any, n: int) -> np.uint64:
 
 
 def boruvka_keys(order: EdgeOrder, key: Any, n: int, m: int, light: int | None = None,
-                 trace: list | None = None) -> Any:
+                 trace: list | None = None, position_bits: int = 32) -> Any:
     """Input edge ids (ascending) of the minimum spanning forest; ``m`` input edges.
+
+    ``key[q]`` must be unique and ordered as the tie rule orders the edges, with the
+    position ``q`` in its low ``position_bits`` bits: packed keys here (32), or the
+    edge ranks of the ranking path, which are positions themselves (64).
 
     Filter-Borůvka: the edges with keys below a pivot (about ``light`` of them,
     default ``n``) go first; their forest is the full forest's restriction to them
@@ -173,6 +177,7 @@ def boruvka_keys(order: EdgeOrder, key: Any, n: int, m: int, light: int | None =
              for _ in range(2)]
     roots = [cp.empty(n, dt), cp.empty(n, dt)]
     counts = cp.zeros(2, dtype=cp.uint64)
+    position_mask = np.uint64((1 << position_bits) - 1)
     t = _CTYPES[np.dtype(dt)]
     offer, link, compress = (_kernel(f.format(t=t)) for f in _TEMPLATES[:3])
     pivot = _pivot(key, n if light is None else max(0, light))
@@ -195,7 +200,7 @@ def boruvka_keys(order: EdgeOrder, key: Any, n: int, m: int, light: int | None =
                                             np.int64(size), lo, hi, comp, best, oa, ob, ok,
                                             counts[:1]))
             link(_grid(size), (_BLOCK,), (oa, ob, ok, counts[:1], best, parent, order.eid,
-                                          in_forest))
+                                          position_mask, in_forest))
             nroots = n if live is None else live
             compress(_grid(nroots), (_BLOCK,),
                      (roots[0] if live is not None else null, np.int64(nroots), parent, comp,

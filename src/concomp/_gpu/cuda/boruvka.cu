@@ -101,14 +101,17 @@ __global__ void bk_offer(const IdT* __restrict__ su, const IdT* __restrict__ sv,
 // Keys are unique, so each edge is the lightest of at most its two ends, and the
 // links form a forest once 2-cycles (both ends chose the same edge) are broken: there
 // the larger root goes under the smaller. Runs over the round's output list, which
-// holds every winning edge exactly once. The forest is marked by input edge id.
+// holds every winning edge exactly once. The forest is marked by input edge id; the
+// key's low bits (position_mask) are the edge's position in the structure arrays (all
+// 64 bits when the keys are ranks, see _gpu/msf.py).
 // The list length is read on the device (the launch is sized by an upper bound), so
 // the host syncs once per round, after compression.
 template <typename IdT>
 __global__ void bk_link(const IdT* __restrict__ la, const IdT* __restrict__ lb,
                         const u64* __restrict__ lk, const unsigned long long* __restrict__ len,
                         const u64* __restrict__ best, IdT* parent,
-                        const long long* __restrict__ eid, unsigned char* __restrict__ in_forest) {
+                        const long long* __restrict__ eid, u64 position_mask,
+                        unsigned char* __restrict__ in_forest) {
     long long count = (long long)len[0];
     BK_GRID_STRIDE(i, count) {
         u64 k = lk[i];
@@ -121,7 +124,7 @@ __global__ void bk_link(const IdT* __restrict__ la, const IdT* __restrict__ lb,
             IdT t = a; a = b; b = t;
         }
         parent[a] = b;  // a was a root and only this edge's thread links it
-        in_forest[eid[k & 0xffffffffull]] = 1;  // by input edge id: ids come out sorted
+        in_forest[eid[k & position_mask]] = 1;  // by input edge id: ids come out sorted
     }
 }
 

@@ -1,4 +1,4 @@
-// Minimum spanning forest kernels: filter-Borůvka and Wang et al.'s GPU Prim.
+// Minimum spanning forest kernels: edge ranking and Wang et al.'s GPU Prim (Borůvka: boruvka.cu).
 //
 // The driver sorts the edges once by the tie key (weight, min(u,v), max(u,v), edge id)
 // and renumbers them by position in that order. An edge's rank is then a complete,
@@ -89,85 +89,6 @@ __global__ void rank_decode(const S* __restrict__ src, const S* __restrict__ dst
         S u = src[e], v = dst[e];
         eu[r] = (IdT)(u < v ? u : v);
         ev[r] = (IdT)(u < v ? v : u);
-    }
-}
-
-// ------------------------------------------------------------------------------ Borůvka
-// One round: every live edge offers its rank to both endpoint components, and the edges
-// whose endpoints are still apart are appended to the next round's list (order does not
-// matter), so each round reads only the edges that can still matter. With `listed` the
-// edges are (in_u, in_v, in_r)[0..count); otherwise the ranks first..first+count, read
-// from eu/ev. One atomicAdd per warp reserves the output slots.
-template <typename IdT>
-__global__ void boruvka_min_edge(const IdT* __restrict__ eu, const IdT* __restrict__ ev,
-                                 const IdT* __restrict__ in_u, const IdT* __restrict__ in_v,
-                                 const IdT* __restrict__ in_r, int listed, long long count,
-                                 long long first, const IdT* __restrict__ comp, IdT* best,
-                                 IdT* __restrict__ out_u, IdT* __restrict__ out_v,
-                                 IdT* __restrict__ out_r, unsigned long long* out_count) {
-    // block-uniform trip count: every lane of a warp reaches the ballot together
-    for (long long start = (long long)blockIdx.x * blockDim.x; start < count;
-         start += (long long)gridDim.x * blockDim.x) {
-        long long i = start + threadIdx.x;
-        bool keep = false;
-        IdT u = 0, v = 0, r = 0;
-        if (i < count) {
-            r = listed ? in_r[i] : (IdT)(first + i);
-            u = listed ? in_u[i] : eu[r];
-            v = listed ? in_v[i] : ev[r];
-            IdT a = comp[u], b = comp[v];
-            keep = a != b;
-            // a plain read first: most offers lose, and a read is cheaper than an atomic
-            if (keep && r < best[a]) atomicMin(&best[a], r);
-            if (keep && r < best[b]) atomicMin(&best[b], r);
-        }
-        unsigned mask = __ballot_sync(0xffffffffu, keep);
-        unsigned lane = threadIdx.x & 31u;
-        unsigned long long slot = 0;
-        if (lane == 0 && mask) slot = atomicAdd(out_count, (unsigned long long)__popc(mask));
-        slot = __shfl_sync(0xffffffffu, slot, 0) + __popc(mask & ((1u << lane) - 1u));
-        if (keep) {
-            out_u[slot] = u;
-            out_v[slot] = v;
-            out_r[slot] = r;
-        }
-    }
-}
-
-// Each root links to the root across its lightest edge. The strict order leaves only
-// 2-cycles (two roots choosing the same edge); there the smaller root links and the
-// larger one stays a root, so the links form a forest and each edge is recorded once.
-template <typename IdT>
-__global__ void boruvka_hook(const IdT* __restrict__ eu, const IdT* __restrict__ ev,
-                             const IdT* __restrict__ comp, const IdT* __restrict__ best,
-                             IdT* parent, unsigned char* __restrict__ in_forest, IdT n) {
-    MSF_GRID_STRIDE(v, n) {
-        IdT r = best[v];
-        if (r == IdLimits<IdT>::none) continue;  // not a root, or no edge leaves it
-        IdT a = (IdT)v, cu = comp[eu[r]];
-        IdT other = cu == a ? comp[ev[r]] : cu;
-        if (best[other] == r && other < a) continue;
-        parent[a] = other;
-        in_forest[r] = 1;
-    }
-}
-
-// Flatten the link forest into `comp` (every vertex -> its root) and clear `best`.
-// Concurrent path halving only ever replaces a parent by one of its ancestors, so the
-// unsynchronised stores are safe.
-template <typename IdT>
-__global__ void boruvka_compress(IdT* parent, IdT* __restrict__ comp, IdT* __restrict__ best,
-                                 IdT n) {
-    MSF_GRID_STRIDE(v, n) {
-        IdT x = (IdT)v, p = parent[x];
-        while (p != x) {
-            IdT gp = parent[p];
-            if (gp != p) parent[x] = gp;
-            x = p;
-            p = gp;
-        }
-        comp[v] = x;
-        best[v] = IdLimits<IdT>::none;
     }
 }
 
