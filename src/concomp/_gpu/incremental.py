@@ -141,7 +141,8 @@ class GpuIncremental(ArrayState):
         self._ctrl = cp.zeros(2, np.int64)
         self._stream: Any = None
         self._fns: dict = {}
-        with out_of_memory_guard("incremental connectivity state", capacity * 32):
+        with out_of_memory_guard("incremental connectivity state",
+                                 self.state_bytes(capacity, dtype)):
             super().__init__(variant, capacity, dtype)
 
     # ------------------------------------------------------------------ kernels
@@ -166,16 +167,40 @@ class GpuIncremental(ArrayState):
 
     # ------------------------------------------------------------------ state
     def resize(self, capacity: int, dtype: Any) -> None:
-        cp = self.xp
-        with out_of_memory_guard("growing the incremental connectivity state", capacity * 32):
+        """Grow to ``capacity`` slots; every array is allocated before any attribute changes.
+
+        The hooks live in one ``(capacity, 4)`` int64 array of records (src, dst,
+        batch, position), so that a link writes one 32-byte sector (see
+        ``cuda/incremental.cu``); ``hook_src`` and the others are views of its columns.
+        """
+        cp, dt, k = self.xp, np.dtype(dtype), self.capacity
+        with out_of_memory_guard("growing the incremental connectivity state",
+                                 self.state_bytes(capacity, dt)):
             aux = cp.zeros(capacity if self.needs_aux else 1, np.int32)
-            if self.needs_aux:
-                aux[: self.capacity] = self.aux[: self.capacity]
-            super().resize(capacity, dtype)
-        self.aux = aux
+            parents = cp.arange(capacity, dtype=dt)
+            hooks = cp.full((capacity, 4), -1, dtype=np.int64)
+        if self.needs_aux:
+            aux[:k] = self.aux[:k]
+        parents[:k] = self.parents[:k]
+        if k:
+            hooks[:k] = self._hooks[:k]
+        self.aux, self.parents, self._hooks = aux, parents, hooks
+        self.hook_src, self.hook_dst, self.hook_batch, self.hook_pos = (
+            hooks[:, j] for j in range(4))
+        self.capacity, self.dtype = int(capacity), dt
 
     def state_bytes(self, capacity: int, dtype: Any) -> int:
-        return super().state_bytes(capacity, dtype) + (4 * int(capacity) if self.needs_aux else 0)
+        return int(capacity) * (np.dtype(dtype).itemsize + 32 + (4 if self.needs_aux else 0))
+
+    def forest(self, n: int) -> tuple[Any, Any, Any, Any]:
+        src, dst, batch, pos = super().forest(n)
+        return src.astype(self.dtype), dst.astype(self.dtype), batch, pos
+
+    def export(self, n: int) -> dict[str, np.ndarray]:
+        out = super().export(n)  # the endpoints in the index type, as the CPU engine saves them
+        out["hook_src"] = out["hook_src"].astype(self.dtype)
+        out["hook_dst"] = out["hook_dst"].astype(self.dtype)
+        return out
 
     def memory_limit(self) -> int:
         return int(device_info()["total_mem"])
@@ -234,8 +259,7 @@ class GpuIncremental(ArrayState):
 
             def phase(work: int, rest: int) -> None:
                 self._launch(kern, work, (self.parents, self.aux, u, v, o, mixed, np.int64(m),
-                                          np.int64(step), np.int32(rest), result, self.hook_src,
-                                          self.hook_dst, self.hook_batch, self.hook_pos,
+                                          np.int64(step), np.int32(rest), result, self._hooks,
                                           np.int64(batch), self._links))
 
             phase(-(-m // step), 0)
@@ -269,8 +293,8 @@ class GpuIncremental(ArrayState):
         grid, block = _grid(size), (BLOCK,)
         ins, qry = self._kernel("stream_insert"), self._kernel("stream_query")
         ins_args = (self.parents, self.aux, u, v, o, np.int32(mixed), np.int64(m), np.int64(size),
-                    np.int64(nb), result, self.hook_src, self.hook_dst, self.hook_batch,
-                    self.hook_pos, np.int64(first), self._links, self._ctrl, np.int32(not mixed))
+                    np.int64(nb), result, self._hooks, np.int64(first), self._links, self._ctrl,
+                    np.int32(not mixed))
         qry_args = (self.parents, u, v, o, np.int64(m), np.int64(size), np.int64(nb), result,
                     self._ctrl)
 

@@ -50,25 +50,24 @@ __global__ void batch_stats(const T* __restrict__ u, const T* __restrict__ v,
 
 // ------------------------------------------------------------------ batches
 // One insert at stream position i (pos: its position within its batch). A link
-// that turns root r into a non-root records the edge in r's hook slots: r owns
-// that forest edge (GConn section 3.2), so each slot is written at most once.
+// that turns root r into a non-root records the edge in r's hook record: r owns
+// that forest edge (GConn section 3.2), so each record is written at most once.
+// A record is four 64-bit words, (src, dst, batch, pos), 32-byte aligned: one
+// sector per link. Four separate arrays cost four partially written sectors per
+// link, which on a 16.7 M-vertex grid (16.7 M links) doubled the time of a batch
+// (benchmarks/profile_incremental_cost.py). No equal-parents shortcut before the
+// union: two plain loads per edge measured slower on every suite graph.
 template <typename I, class U>
 __device__ __forceinline__ long long insert_at(const UFState<I>& s, const I* __restrict__ u,
                                                const I* __restrict__ v, long long i, long long pos,
-                                               bool* result, I* hook_src, I* hook_dst,
-                                               long long* hook_batch, long long* hook_pos,
-                                               long long batch) {
+                                               bool* result, long long* hooks, long long batch) {
     I a = u[i], b = v[i];
-    // equal parents mean one tree already: skip the union's finds (two plain loads;
-    // most edges of a large batch end up here once the big component has formed,
-    // all the more after the sample phase and a flatten)
-    I linked = ld(s.p + a) == ld(s.p + b) ? (I)-1 : U::unite(s, a, b);
+    I linked = U::unite(s, a, b);
     result[i] = linked >= 0;
     if (linked < 0) return 0;
-    hook_src[linked] = a;
-    hook_dst[linked] = b;
-    hook_batch[linked] = batch;
-    hook_pos[linked] = pos;
+    longlong2* rec = reinterpret_cast<longlong2*>(hooks + 4 * (long long)linked);
+    rec[0] = make_longlong2((long long)a, (long long)b);
+    rec[1] = make_longlong2(batch, pos);
     return 1;
 }
 
@@ -81,9 +80,8 @@ __device__ __forceinline__ long long insert_at(const UFState<I>& s, const I* __r
 template <typename I, class U>
 __global__ void batch_insert(I* p, int* aux, const I* __restrict__ u, const I* __restrict__ v,
                              const signed char* __restrict__ ops, int mixed, long long m,
-                             long long step, int rest, bool* result, I* hook_src, I* hook_dst,
-                             long long* hook_batch, long long* hook_pos, long long batch,
-                             long long* links) {
+                             long long step, int rest, bool* result, long long* hooks,
+                             long long batch, long long* links) {
     UFState<I> s = {p, aux, nullptr};
     long long mine = 0;
     if (!rest) {
@@ -91,8 +89,7 @@ __global__ void batch_insert(I* p, int* aux, const I* __restrict__ u, const I* _
         GRID_STRIDE(j, count) {
             long long i = j * step;
             if (mixed && ops[i] != 0) continue;
-            mine += insert_at<I, U>(s, u, v, i, i, result, hook_src, hook_dst, hook_batch,
-                                    hook_pos, batch);
+            mine += insert_at<I, U>(s, u, v, i, i, result, hooks, batch);
         }
     } else {
         // coalesced walk over [0, m) skipping multiples of step; the residue is
@@ -105,8 +102,7 @@ __global__ void batch_insert(I* p, int* aux, const I* __restrict__ u, const I* _
             r += dr;
             if (r >= step) r -= step;
             if (skip) continue;
-            mine += insert_at<I, U>(s, u, v, i, i, result, hook_src, hook_dst, hook_batch,
-                                    hook_pos, batch);
+            mine += insert_at<I, U>(s, u, v, i, i, result, hooks, batch);
         }
     }
     if (mine) atomic_add(links, mine);
@@ -179,9 +175,9 @@ __device__ __forceinline__ void stream_advance(long long* ctrl, long long b) {
 template <typename I, class U>
 __global__ void stream_insert(I* p, int* aux, const I* __restrict__ u, const I* __restrict__ v,
                               const signed char* __restrict__ ops, int mixed, long long m,
-                              long long size, long long nbatches, bool* result, I* hook_src,
-                              I* hook_dst, long long* hook_batch, long long* hook_pos,
-                              long long first, long long* links, long long* ctrl, int advance) {
+                              long long size, long long nbatches, bool* result,
+                              long long* hooks, long long first, long long* links,
+                              long long* ctrl, int advance) {
     long long b = stream_batch(ctrl);
     if (b >= nbatches) return;
     UFState<I> s = {p, aux, nullptr};
@@ -190,8 +186,7 @@ __global__ void stream_insert(I* p, int* aux, const I* __restrict__ u, const I* 
     for (long long i = lo + (long long)blockIdx.x * blockDim.x + threadIdx.x; i < hi;
          i += (long long)blockDim.x * gridDim.x) {
         if (mixed && ops[i] != 0) continue;
-        mine += insert_at<I, U>(s, u, v, i, i - lo, result, hook_src, hook_dst, hook_batch,
-                                hook_pos, first + b);
+        mine += insert_at<I, U>(s, u, v, i, i - lo, result, hooks, first + b);
     }
     if (mine) atomic_add(links, mine);
     if (advance) stream_advance(ctrl, b);
