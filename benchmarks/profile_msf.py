@@ -1,4 +1,4 @@
-"""Where GPU Borůvka spends its time: edge order, keys, each round, alternative sorts.
+"""Where GPU Borůvka spends its time: keys, each round, light splits, the ranking path.
 
     PYTHONPATH=src python benchmarks/profile_msf.py [--graphs grid2048,random8M]
 
@@ -43,51 +43,39 @@ def main() -> int:
         from concomp.msf import minimum_spanning_forest
 
         t["total"] = gpu_median_ms(lambda: engine.spanning_forest_ids(ds, dd, dw, n))
-        cache: dict = {}
-        t["total_cached"] = gpu_median_ms(
-            lambda: engine.spanning_forest_ids(ds, dd, dw, n, cache=cache))
         g = Graph.from_edges(ds, dd, n, weights=dw)
-        t["api_warm"] = gpu_median_ms(lambda: minimum_spanning_forest(g))
-        t["api_cold"] = gpu_median_ms(lambda: minimum_spanning_forest(
+        t["api_same_graph"] = gpu_median_ms(lambda: minimum_spanning_forest(g))
+        t["api_new_graph"] = gpu_median_ms(lambda: minimum_spanning_forest(
             Graph.from_edges(ds, dd, n, weights=dw)))
         engine.KEY_BORUVKA = False
         t["total_ranking_path"] = gpu_median_ms(lambda: engine.spanning_forest_ids(ds, dd, dw, n))
         engine.KEY_BORUVKA = True
         t["weight_keys"] = gpu_median_ms(lambda: engine.weight_keys(dw, m, False))
-        key = engine.weight_keys(dw, m, False)
-        t["edge_order"] = gpu_median_ms(lambda: msf_keys.edge_order(ds, dd, n, dt))
-        t["edge_order_rows"] = gpu_median_ms(lambda: msf_keys._order_by_rows(ds, dd, n, dt))
-        order = msf_keys.edge_order(ds, dd, n, dt)
-        t["packed_keys"] = gpu_median_ms(lambda: msf_keys.packed_keys(order, ds, dd, key))
-        pk = msf_keys.packed_keys(order, ds, dd, key)
-        t["boruvka_keys"] = gpu_median_ms(lambda: msf_keys.boruvka_keys(order, pk, n, m))
+        code = engine.weight_keys(dw, m, False)
+        t["key_stats"] = gpu_median_ms(lambda: msf_keys.key_stats(ds, dd, code))
+        kmin = msf_keys.key_stats(ds, dd, code)[0]
+        t["boruvka"] = gpu_median_ms(
+            lambda: msf_keys.boruvka(ds, dd, n, m, dt, code=code, kmin=kmin))
         for light in (n // 2, 2 * n, 4 * n):
-            t[f"boruvka_keys_light{light // n if light >= n else 0.5}n"] = gpu_median_ms(
-                lambda x=light: msf_keys.boruvka_keys(order, pk, n, m, light=x))
+            t[f"boruvka_light{light // n if light >= n else 0.5}n"] = gpu_median_ms(
+                lambda x=light: msf_keys.boruvka(ds, dd, n, m, dt, code=code, kmin=kmin, light=x))
+        for batch in (1, 8):
+            msf_keys.ROUND_BATCH, saved = batch, msf_keys.ROUND_BATCH
+            t[f"boruvka_round_batch{batch}"] = gpu_median_ms(
+                lambda: msf_keys.boruvka(ds, dd, n, m, dt, code=code, kmin=kmin))
+            msf_keys.ROUND_BATCH = saved
         trace: list = []
-        msf_keys.boruvka_keys(order, pk, n, m, trace=trace)
+        msf_keys.boruvka(ds, dd, n, m, dt, code=code, kmin=kmin, trace=trace)
         print(f"{name}: n={n} m={m} " + " ".join(f"{k}={v:.3f}" for k, v in t.items()),
               flush=True)
-        for phase, cin, kept, live, ms in trace:
-            print(f"  key round phase={phase} in={cin} kept={kept} live_roots={live} ms={ms:.3f}",
-                  flush=True)
+        for phase, rounds, ms in trace:
+            print(f"  phase={phase} round={rounds} ms={ms:.3f}", flush=True)
         t = {}
-        g = order = pk = cache = None  # free device memory before the next measurements
-        word = cp.random.default_rng(1).integers(0, 2**62, m, dtype=cp.int64).view(cp.uint64)
-        w32 = (word >> cp.uint64(40)).astype(cp.uint32)
-        w16 = (word >> cp.uint64(48)).astype(cp.uint16)
-        t["argsort_u64"] = gpu_median_ms(lambda: cp.argsort(word))
-        t["sort_u64_keys"] = gpu_median_ms(lambda: cp.sort(word))
-        t["argsort_u32"] = gpu_median_ms(lambda: cp.argsort(w32))
-        t["sort_u32_keys"] = gpu_median_ms(lambda: cp.sort(w32))
-        t["argsort_u16"] = gpu_median_ms(lambda: cp.argsort(w16))
-        order = cp.argsort(word)
-        t["gather_u64"] = gpu_median_ms(lambda: word[order])
-        t["flatnonzero"] = gpu_median_ms(lambda: cp.flatnonzero(ds != dd))
-        ranked = msf_keys.EdgeOrder(*engine.rank_edges(ds, dd, key, n, dt))
-        ranks = cp.arange(ranked.eid.shape[0], dtype=cp.uint64)
+        g = None  # free device memory before the next measurements
+        ranked = engine.rank_edges(ds, dd, code, n, dt)
+        t["rank_edges"] = gpu_median_ms(lambda: engine.rank_edges(ds, dd, code, n, dt))
         t["boruvka_on_ranks"] = gpu_median_ms(
-            lambda: msf_keys.boruvka_keys(ranked, ranks, n, m, position_bits=64))
+            lambda: msf_keys.boruvka(ranked[0], ranked[1], n, m, dt, eid=ranked[2]))
         print(f"{name}: n={n} m={m} " + " ".join(f"{k}={v:.3f}" for k, v in t.items()),
               flush=True)
     return 0

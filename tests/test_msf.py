@@ -372,7 +372,8 @@ def test_gpu_boruvka_key_and_ranking_paths(monkeypatch: pytest.MonkeyPatch, key_
 @pytest.mark.gpu
 @gpu
 def test_gpu_key_boruvka_light_split_and_rounds() -> None:
-    """Any light/heavy split gives the same forest; the trace covers every round."""
+    """Any light/heavy split gives the same forest, on packed keys and on ranks; the
+    trace covers every round; keys too wide to pack fall back to the ranking path."""
     import cupy as cp
 
     from concomp._gpu import msf as engine
@@ -381,77 +382,47 @@ def test_gpu_key_boruvka_light_split_and_rounds() -> None:
     rng = np.random.default_rng(8)
     s, d, w, n = _grid(60, rng)
     ds, dd = cp.asarray(s), cp.asarray(d)
-    order = msf_keys.edge_order(ds, dd, n, np.dtype(np.int32))
-    key = msf_keys.packed_keys(order, ds, dd, engine.weight_keys(cp.asarray(w), s.size, False))
-    assert key is not None
+    code = engine.weight_keys(cp.asarray(w), s.size, False)
+    kmin = msf_keys.key_stats(ds, dd, code)[0]
+    eu, ev, eid = engine.rank_edges(ds, dd, code, n, np.dtype(np.int32))
     expect = kruskal_reference(s, d, w, n)
     for light in (0, 1, n // 3, n, 10 * n):
-        trace: list = []
-        ids = msf_keys.boruvka_keys(order, key, n, s.size, light=light, trace=trace)
-        assert np.array_equal(cp.asnumpy(ids), expect), light
-        assert trace and trace[-1][2] == 0  # the last round kept no edge
+        for ranked in (False, True):
+            trace: list = []
+            if ranked:
+                ids = msf_keys.boruvka(eu, ev, n, s.size, np.dtype(np.int32), eid=eid,
+                                       light=light, trace=trace)
+            else:
+                ids = msf_keys.boruvka(ds, dd, n, s.size, np.dtype(np.int32), code=code,
+                                       kmin=kmin, light=light, trace=trace)
+            assert np.array_equal(cp.asnumpy(ids), expect), (light, ranked)
+            assert trace and trace[-1][1] >= 2  # at least one round beyond the first
     wide = engine.weight_keys(cp.asarray(rng.integers(0, 2**40, s.size)), s.size, False)
-    assert msf_keys.packed_keys(order, ds, dd, wide) is None  # too wide: ranking path
-
-
-@pytest.mark.gpu
-@gpu
-def test_gpu_edge_order_cached_on_the_graph() -> None:
-    """The weight-independent edge order is built once per graph and reused for new weights."""
-    import cupy as cp
-
-    rng = np.random.default_rng(9)
-    n, m = 3000, 15000
-    s, d = rng.integers(0, n, m), rng.integers(0, n, m)
-    g = Graph.from_edges(cp.asarray(s), cp.asarray(d), n, weights=cp.asarray(rng.integers(0, 4, m)))
-    minimum_spanning_forest(g)
-    cached = [k for k in g._device_cache if k[0] == "msf_edge_order"]
-    assert len(cached) == 1
-    for _ in range(3):
-        w = rng.integers(0, 5, m)
-        f = minimum_spanning_forest(g, weights=cp.asarray(w))  # a new graph sharing the cache
-        assert np.array_equal(cp.asnumpy(f.edge_ids), kruskal_reference(s, d, w, n))
-        f = minimum_spanning_forest(g, weights=cp.asarray(w), maximum=True)
-        assert np.array_equal(cp.asnumpy(f.edge_ids), kruskal_reference(s, d, w, n, maximum=True))
-    assert [k for k in g._device_cache if k[0] == "msf_edge_order"] == cached
+    assert msf_keys.spanning_forest_ids_by_keys(ds, dd, wide, n, np.dtype(np.int32)) is None
 
 
 @pytest.mark.gpu
 @gpu
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
-def test_gpu_edge_order_every_builder(monkeypatch: pytest.MonkeyPatch, index_dtype) -> None:
-    """Every way of building the structure order gives (min, max, edge id) order."""
+def test_gpu_key_boruvka_equal_keys(index_dtype) -> None:
+    """Edges whose packed keys are equal (same weight, same smaller endpoint, larger
+    endpoints equal in their leading bits) are told apart by the second word."""
     import cupy as cp
 
+    from concomp._gpu import msf as engine
     from concomp._gpu import msf_keys
-    from concomp._gpu.msf import rank_edges
 
-    rng = np.random.default_rng(10)
-    n, m = 500, 6000
-    s, d = rng.integers(0, n, m), rng.integers(0, n, m)
-    s[:40] = d[:40]  # loops are dropped
-    s[40:60], d[40:60] = 7, 9  # parallel edges: ordered by edge id
-    s[60:400], d[60:400] = 3, rng.integers(4, n, 340)  # one long row (min endpoint 3)
-    far = cp.asarray(rng.integers(0, 10**6, (2, 5000)))
-    assert not msf_keys._rows_pay(far[0], far[1])  # random order over many vertices
-    assert msf_keys._rows_pay(cp.arange(1000), cp.arange(1000) + 1)  # sorted input
-    keep = np.flatnonzero(s != d)
-    lo, hi = np.minimum(s, d), np.maximum(s, d)
-    ref = keep[np.lexsort((keep, hi[keep], lo[keep]))]
-    ds, dd, dt = cp.asarray(s), cp.asarray(d), np.dtype(index_dtype)
-    builders = {
-        "rows": lambda: msf_keys._order_by_rows(ds, dd, n, dt),
-        "global": lambda: msf_keys.EdgeOrder(*rank_edges(ds, dd, cp.zeros(m, cp.uint64), n, dt)),
-        "default": lambda: msf_keys.edge_order(ds, dd, n, dt),
-    }
-    for row_max in (10**6, 0):  # rows sorted per thread; the row path refused
-        monkeypatch.setattr(msf_keys, "ROW_SORT_MAX", row_max)
-        for name, build in builders.items():
-            order = build()
-            if order is None:  # the row path refuses long rows
-                assert name == "rows" and row_max < 340
-                continue
-            assert order.lo.dtype == index_dtype and order.eid.dtype == np.int64
-            assert np.array_equal(cp.asnumpy(order.eid), ref), (name, row_max)
-            assert np.array_equal(cp.asnumpy(order.lo), lo[ref]), (name, row_max)
-            assert np.array_equal(cp.asnumpy(order.hi), hi[ref]), (name, row_max)
+    rng = np.random.default_rng(11)
+    n = 1 << 20  # 20-bit ids: the key keeps only the top 12 bits of the larger endpoint
+    assert msf_keys._tie_bits(n) == (20, 8)
+    hubs = rng.integers(0, 64, 3000)
+    # larger endpoints within one 256-id block of a hub: equal keys at equal weight
+    far = 500_000 + (hubs * 4096) + rng.integers(0, 256, hubs.size)
+    s = np.concatenate([hubs, far, rng.integers(0, n, 4000), hubs[:200]])
+    d = np.concatenate([far, hubs, rng.integers(0, n, 4000), far[:200]])  # reversed, parallel
+    for weights in (rng.integers(0, 2, s.size), np.zeros(s.size, np.int64)):
+        for maximum in (False, True):
+            got = engine.spanning_forest_ids(cp.asarray(s), cp.asarray(d), cp.asarray(weights),
+                                             n, maximum=maximum, index_dtype=index_dtype)
+            assert np.array_equal(cp.asnumpy(got),
+                                  kruskal_reference(s, d, weights, n, maximum=maximum))

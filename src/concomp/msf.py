@@ -185,7 +185,7 @@ def _run_gpu(g: Graph, algorithm: str, maximum: bool):
     src, dst = d.coo()
     return engine.spanning_forest_ids(src, dst, d.weights, d.num_nodes,
                                       algorithm="prim" if algorithm == "prim" else "boruvka",
-                                      maximum=maximum, cache=d._device_cache)
+                                      maximum=maximum)
 
 
 def _forest(g: Graph, ids: Any) -> MinimumSpanningForest:

@@ -237,15 +237,13 @@ def _repeat(step, times: int, graph_steps: int) -> None:
 
 
 def spanning_forest_ids(src: Any, dst: Any, weights: Any, n: int, *, algorithm: str = "boruvka",
-                        maximum: bool = False, index_dtype: Any = None,
-                        cache: dict | None = None):
+                        maximum: bool = False, index_dtype: Any = None):
     """Input edge ids (ascending, CuPy int64) of the tie-broken minimum spanning forest.
 
     ``index_dtype`` forces the kernels' id type (int32 or int64); by default
     int32 when ``n`` and the edge count fit. Borůvka uses packed keys
     (:mod:`concomp._gpu.msf_keys`) when the weights fit 32 bits, else ranks the
-    edges; ``cache`` (a graph's device cache) keeps the weight-independent edge
-    order of the packed-key path for later calls on the same edges.
+    edges and runs the same rounds on the ranks.
     """
     cp = cupy_or_raise()
     m = int(src.shape[0])
@@ -253,11 +251,11 @@ def spanning_forest_ids(src: Any, dst: Any, weights: Any, n: int, *, algorithm: 
         np.dtype(np.int32) if max(n, m) < 2**31 - 1 else np.dtype(np.int64))
     if m == 0 or n < 2:
         return cp.zeros(0, dtype=cp.int64)
+    from . import msf_keys  # imports this module
+
     code = weight_keys(weights, m, maximum)
     if algorithm != "prim" and KEY_BORUVKA:
-        from .msf_keys import spanning_forest_ids_by_keys
-
-        ids = spanning_forest_ids_by_keys(src, dst, code, n, dt, cache)
+        ids = msf_keys.spanning_forest_ids_by_keys(src, dst, code, n, dt)
         if ids is not None:
             return ids
     eu, ev, eid = rank_edges(src, dst, code, n, dt)
@@ -267,8 +265,4 @@ def spanning_forest_ids(src: Any, dst: Any, weights: Any, n: int, *, algorithm: 
         rank = prim(eu, ev, n).rank
         ranks = rank[rank != np.iinfo(dt).max]
         return cp.sort(eid[ranks].astype(cp.int64))
-    # a rank is a complete key by itself, and its own position in (eu, ev, eid)
-    from .msf_keys import EdgeOrder, boruvka_keys
-
-    ranks = cp.arange(eu.shape[0], dtype=cp.uint64)
-    return boruvka_keys(EdgeOrder(eu, ev, eid), ranks, n, m, position_bits=64)
+    return msf_keys.boruvka(eu, ev, n, m, dt, eid=eid)  # a rank is a complete key by itself
