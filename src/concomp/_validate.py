@@ -84,7 +84,7 @@ def as_graph(
                                  weights=w, directed=d)
             if out.num_nodes == g.num_nodes and d == g.directed and not g.symmetric:
                 # same edges, new weights: share what was derived from the structure
-                # (e.g. the edge order of the GPU minimum spanning forest)
+                # (the captured connected-components plan, the auto variant choice)
                 out._device_cache = g._device_cache
             return out
         if num_nodes is not None and int(num_nodes) != g.num_nodes:

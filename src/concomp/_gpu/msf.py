@@ -1,23 +1,21 @@
 """GPU minimum spanning forest driver: edge ranking and Wang's Prim (Borůvka: msf_keys).
 
 Borůvka first tries packed 64-bit keys (:mod:`concomp._gpu.msf_keys`): when the
-weights fit 32 bits, the weight-independent ``(min(u, v), max(u, v), edge id)``
-order is built once per graph and no call sorts by weight. Otherwise (and for
-Prim) edges are *ranked*: self loops are dropped and the rest are sorted once by
-``(weight, min(u, v), max(u, v), edge id)`` (stable CuPy sorts; one sort of packed
-64-bit words when the weight range and both endpoints fit). Position in that
-order is the edge's rank, a unique integer key, so the kernels in ``cuda/msf.cu``
-never see weights and the tie rule holds for any weight type.
+weight keys span less than 32 bits, its rounds read the input edges directly and
+nothing is sorted. Otherwise (and for Prim) edges are *ranked*: self loops are
+dropped and the rest are sorted once by ``(weight, min(u, v), max(u, v), edge id)``
+(stable CuPy sorts; one sort of packed 64-bit words when the weight range and both
+endpoints fit). Position in that order is the edge's rank, a unique integer key, so
+the kernels never see weights and the tie rule holds for any weight type.
 
 Measured on one H100 (``benchmarks/device_msf.py``, graph on the device, CUDA
-events, medians of 5): on a 2048 x 2048 grid the packed-key Borůvka takes 3.8 ms
-warm (edge order already built) and 5.1 ms cold (ECL-MST: 6.46 ms); on a random
-graph of 8.4 M vertices and 33.5 M edges, 10.7 ms warm and 17.9 ms cold (ECL-MST:
-14.9 ms), where the ranking path takes 19.8 ms (4.4 ms of it CuPy's 64-bit
-argsort). Prim costs about 16-23 microseconds per vertex with CUDA graphs on
-those two graphs, where each step's reduction reads all n candidates: over a
-minute for them, and slower than GPU Borůvka and the CPU heap Prim at every size
-tried (1024 vertices: 10 ms).
+events, medians of 5): packed-key Borůvka takes 5.2 ms on a 2048 x 2048 grid
+(ECL-MST: 6.46 ms) and 12.2 ms on a random graph of 8.4 M vertices and 33.5 M edges
+(ECL-MST: 14.9 ms), where the ranking path takes 19.0 ms (9.4 ms of it ranking).
+Prim costs about 16-21 microseconds per vertex with CUDA graphs on those two
+graphs, where each step's reduction reads all n candidates: over a minute for
+them, and slower than GPU Borůvka and the CPU heap Prim at every size tried (1024
+vertices: 11 ms).
 """
 
 from __future__ import annotations
@@ -34,7 +32,7 @@ from .kernels import grid_for as _grid
 __all__ = ["INSTANTIATIONS", "PrimLists", "prim", "rank_edges", "spanning_forest_ids"]
 
 _SIGN = 1 << 63
-#: Borůvka on packed (weight, edge order) keys where they fit 64 bits; False forces
+#: Borůvka on packed (weight, endpoints) keys where the weights allow; False forces
 #: the ranking path (tests compare both).
 KEY_BORUVKA = True
 
