@@ -13,15 +13,13 @@ kernels do not meet the API's contract.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_incremental import TARGET_MS, load_stream
-
-from concomp.incremental import IncrementalConnectivity
+from profile_incremental import time_insert_batch
 
 RECORD = """    rec[0] = make_longlong2((long long)a, (long long)b);
     rec[1] = make_longlong2(batch, pos);
@@ -68,24 +66,17 @@ def main(argv=None) -> int:
             s, d = csr if order == "csr" else perm
             for alg in args.algorithms.split(","):
                 for pname in args.patches.split(","):
-                    times = []
-                    for i in range(args.reps + 1):
-                        ic = IncrementalConnectivity(n, device="gpu", algorithm=alg)
-                        eng = ic._engine
+                    kernels: dict = {}
+
+                    def setup(eng, patch=PATCHES[pname], kernels=kernels):
                         name = batch_names(eng.unite, ctype(eng.dtype))["insert"]
-                        eng._fns[("insert", eng.dtype)] = patched_kernel(cp, name, PATCHES[pname])
-                        cp.cuda.Device().synchronize()
-                        a, b = cp.cuda.Event(), cp.cuda.Event()
-                        a.record()
-                        eng.run("insert", None, s, d, 0, num_nodes=n)
-                        b.record()
-                        b.synchronize()
-                        if i:
-                            times.append(cp.cuda.get_elapsed_time(a, b))
-                        ok = ic._n - eng.num_links() == components
-                        del ic, eng
+                        if name not in kernels:  # compiled once per configuration
+                            kernels[name] = patched_kernel(cp, name, patch)
+                        eng._fns[("insert", eng.dtype)] = kernels[name]
+
+                    ms, ok = time_insert_batch(cp, n, alg, s, d, args.reps, components, setup)
                     print(f"{gname:8s} {order:8s} {alg:24s} {pname:12s} "
-                          f"ms={statistics.median(times):.3f} target={TARGET_MS[gname]} "
+                          f"ms={ms:.3f} target={TARGET_MS[gname]} "
                           f"{'ok' if ok else 'WRONG COMPONENT COUNT'}", flush=True)
         s = d = csr = perm = None
         cp.get_default_memory_pool().free_all_blocks()
