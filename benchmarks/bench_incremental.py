@@ -120,8 +120,7 @@ def bench_graph(name: str, args, timer: Timer) -> list[dict]:
     for order, (s, d) in (("csr", (csr_src, csr_dst)), ("permuted", (src, dst))):
         ms = timer(fresh, lambda ic, s=s, d=d: ic.insert(s, d))
         row("one_batch", "api", ms, m, batch=m, order=order)
-        ms = timer(fresh, lambda ic, s=s, d=d: ic._engine.run("insert", None, s, d, 0,
-                                                               num_nodes=n))
+        ms = timer(fresh, lambda ic, s=s, d=d: ic._engine.run("insert", None, s, d, 0))
         row("one_batch", "kernel", ms, m, batch=m, order=order)
     sizes = sorted({min(b, m) for b in BATCH_SIZES})
     for b in sizes:
@@ -135,7 +134,7 @@ def bench_graph(name: str, args, timer: Timer) -> list[dict]:
 
         def kernel(ic, chunks=chunks):
             for i, (s, d) in enumerate(chunks):
-                ic._engine.run("insert", None, s, d, i, num_nodes=n)
+                ic._engine.run("insert", None, s, d, i)
 
         def stream(ic, b=b, edges=edges):
             ic.insert_batches(src[:edges], dst[:edges], b)

@@ -26,10 +26,15 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--knobs", default="",
                     help="';'-separated configs of driver constants, e.g. 'KOUT_HOOK_FIRST=0'")
+    ap.add_argument("--flags", default="",
+                    help="extra NVRTC options, e.g. '-DCONCOMP_PARENT_HINT=1'")
     args = ap.parse_args(argv)
     import cupy as cp
 
+    from concomp._gpu import _compile
     from concomp._gpu import components as drv
+
+    _compile.NVRTC_OPTIONS = _compile.NVRTC_OPTIONS + tuple(args.flags.split())
 
     configs = [c for c in args.knobs.split(";") if c] or [""]
 

@@ -1,4 +1,4 @@
-"""One insert batch holding a whole suite graph: union rule x sampling knobs (GPU).
+"""One insert batch holding a whole suite graph, per union rule (GPU).
 
     PYTHONPATH=src python benchmarks/profile_incremental.py [--graphs ...] [--algorithms ...]
 
@@ -17,16 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_incremental import TARGET_MS, load_stream  # noqa: E402
+from bench_incremental import TARGET_MS, load_stream
 
-from concomp.incremental import IncrementalConnectivity  # noqa: E402
-
-CONFIGS = {
-    "no-sample": {"SAMPLE": False},
-    "stride-epv1": {"SAMPLE": True, "SAMPLE_EDGES_PER_VERTEX": 1.0},
-    "stride-epv2": {"SAMPLE": True, "SAMPLE_EDGES_PER_VERTEX": 2.0},
-    "stride-epv4": {"SAMPLE": True, "SAMPLE_EDGES_PER_VERTEX": 4.0},
-}
+from concomp.incremental import IncrementalConnectivity
 
 
 def time_insert_batch(cp, n: int, alg: str, s, d, reps: int, components: int,
@@ -44,7 +37,7 @@ def time_insert_batch(cp, n: int, alg: str, s, d, reps: int, components: int,
         cp.cuda.Device().synchronize()
         a, b = cp.cuda.Event(), cp.cuda.Event()
         a.record()
-        ic._engine.run("insert", None, s, d, 0, num_nodes=n)
+        ic._engine.run("insert", None, s, d, 0)
         b.record()
         b.synchronize()
         if i:
@@ -59,24 +52,18 @@ def main(argv=None) -> int:
     ap.add_argument("--graphs", default="rmat22,er22,gridp4k,cong22")
     ap.add_argument("--algorithms",
                     default="none-async-split-coo,none-rem_cas-split-coo,none-rem_cas-halve-coo")
-    ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--orders", default="csr", help="csr and/or permuted")
     args = ap.parse_args(argv)
     import cupy as cp
 
-    from concomp._gpu import incremental as eng
-
     for name in args.graphs.split(","):
         n, csr, perm, components = load_stream(name, "gpu", False)
-        for order, cfg in [(o, c) for o in args.orders.split(",") for c in args.configs.split(",")]:
+        for order in args.orders.split(","):
             s, d = csr if order == "csr" else perm
-            for key, val in CONFIGS[cfg].items():
-                setattr(eng, key, val)
             for alg in args.algorithms.split(","):
                 ms, ok = time_insert_batch(cp, n, alg, s, d, args.reps, components)
-                step = eng.sample_step(int(s.shape[0]), n)
-                print(f"{name:8s} {order:8s} {cfg:12s} {alg:24s} step={step:3d} ms={ms:.3f} target={TARGET_MS[name]} "
+                print(f"{name:8s} {order:8s} {alg:24s} ms={ms:.3f} target={TARGET_MS[name]} "
                       f"{'ok' if ok else 'WRONG COMPONENT COUNT'}", flush=True)
         s = d = csr = perm = None
         cp.get_default_memory_pool().free_all_blocks()

@@ -21,10 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_incremental import TARGET_MS, load_stream
 from profile_incremental import time_insert_batch
 
-RECORD = """    rec[0] = make_longlong2((long long)a, (long long)b);
-    rec[1] = make_longlong2(batch, pos);
+RECORD = """    st_stream(rec, make_longlong2((long long)a, (long long)b));
+    st_stream(rec + 1, make_longlong2(batch, pos));
 """
-RESULT = "    result[i] = linked >= 0;\n"
+RESULT = ("    st_stream(reinterpret_cast<unsigned char*>(result + i), "
+          "(unsigned char)(linked >= 0));\n")
 UNITE = "I linked = U::unite(s, a, b);"
 PATCHES = {
     "shipped": [],

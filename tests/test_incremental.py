@@ -405,39 +405,17 @@ GPU_ONLY = [pytest.param(a, marks=[pytest.mark.gpu, gpu])
             for a in GPU_ALGS or [inc.DEFAULT_ALGORITHM]]
 
 
-def test_sample_step_rules(monkeypatch) -> None:
-    import concomp._gpu.incremental as gi
-
-    assert gi.sample_step(1 << 24, 1 << 18) == 1  # off by default
-    monkeypatch.setattr(gi, "SAMPLE", True)
-    assert gi.sample_step(1 << 20, 1 << 18) == 2  # 2^20 // (2 * 2^18)
-    assert gi.sample_step(1 << 24, 1 << 18) == 32
-    assert gi.sample_step((1 << 20) - 1, 16) == 1  # too small a batch
-    assert gi.sample_step(1 << 20, 1 << 20) == 1  # too few edges per vertex
-    assert gi.sample_step(1 << 20, 0) == 1
-    monkeypatch.setattr(gi, "SAMPLE", False)
-    assert gi.sample_step(1 << 24, 1 << 18) == 1
-
-
-@pytest.mark.parametrize("per_vertex", [0.05, 0.2, 2.0, 1e-6])  # steps 20, 5, 2, > m
 @pytest.mark.parametrize("algorithm", GPU_ONLY)
-def test_gpu_sampled_batches_match_cpu(algorithm: str, per_vertex: float, monkeypatch) -> None:
-    import concomp._gpu.incremental as gi
-
-    monkeypatch.setattr(gi, "SAMPLE", True)
-    monkeypatch.setattr(gi, "SAMPLE_MIN_EDGES", 0)
-    monkeypatch.setattr(gi, "SAMPLE_MIN_RATIO", 0.0)
-    monkeypatch.setattr(gi, "SAMPLE_EDGES_PER_VERTEX", per_vertex)
+def test_gpu_batches_match_cpu(algorithm: str) -> None:
     rng = np.random.default_rng(13)
     # about one edge per vertex: many components, so a skipped insert shows in the labels
     n, m = 20_000, 20_000
-    assert gi.sample_step(m, n) >= 2  # the sampled path runs
     g = IncrementalConnectivity(n, device="gpu", algorithm=algorithm)
     c = IncrementalConnectivity(n, device="cpu")
     src, dst = [], []
     for k in range(4):
         u, v = rng.integers(0, n // 2 + k * n // 8, m), rng.integers(0, n, m)
-        if k % 2:  # mixed batches: the sample phase skips queries, the query kernel follows
+        if k % 2:  # mixed batches: the insert kernel skips queries, the query kernel follows
             ops = (rng.random(m) < 0.3).astype(np.int8)
             got, want = _host(g.process(ops, u, v)), c.process(ops, u, v)
         else:

@@ -134,9 +134,7 @@ class IncrementalConnectivity:
     when nothing earlier (earlier batches, earlier positions of its batch)
     connected its endpoints. On the GPU a batch's inserts run concurrently:
     how many report True is fixed, but among inserts that could join the same
-    two components, which one wins depends on thread timing (a large GPU batch
-    runs a sample of its inserts first, flattens the forest, then the rest: the
-    same rule, only the order differs).
+    two components, which one wins depends on thread timing.
 
     Many small batches are cheaper as one stream: :meth:`insert_batches` and
     :meth:`process_batches` equal one :meth:`insert` / :meth:`process` call per
@@ -322,7 +320,7 @@ class IncrementalConnectivity:
         dt = self._engine.dtype
         u, v = b.u.astype(dt, copy=False), b.v.astype(dt, copy=False)
         ops = None if b.ops is None else b.ops.astype(np.int8, copy=False)  # codes are 0 / 1 now
-        result = self._engine.run(b.kind, ops, u, v, self._batches, num_nodes=self._n)
+        result = self._engine.run(b.kind, ops, u, v, self._batches)
         if b.kind != "query":
             self._batches += 1
         return place(result, b.like)

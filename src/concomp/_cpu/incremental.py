@@ -173,12 +173,9 @@ class CpuIncremental(ArrayState):
         bad = 0 if ops is None else int(np.count_nonzero((ops != 0) & (ops != 1)))
         return neg, hi, bad
 
-    def run(self, kind: str, ops: Any, u: np.ndarray, v: np.ndarray, batch: int,
-            num_nodes: int | None = None) -> np.ndarray:
-        """Apply one batch: ``kind`` is "insert", "query" or "mixed" (inserts, then queries).
-
-        ``num_nodes`` is unused here (the GPU engine sizes its sampling with it).
-        """
+    def run(self, kind: str, ops: Any, u: np.ndarray, v: np.ndarray,
+            batch: int) -> np.ndarray:
+        """Apply one batch: ``kind`` is "insert", "query" or "mixed" (inserts, then queries)."""
         m = u.shape[0]
         result = np.zeros(m, dtype=bool)
         mixed = kind == "mixed"

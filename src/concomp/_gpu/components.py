@@ -31,6 +31,15 @@ USE_CUDA_GRAPHS = True
 #: k-out: hook each vertex to its first neighbour with a plain store when that
 #: neighbour is smaller (ECL-CC's init, no atomics), leaving CAS unions for the rest.
 KOUT_HOOK_FIRST = False  # measured slower on the suite (deeper trees to compress)
+#: CSR finish with one thread per vertex (no grid stride), so that blocks run in
+#: about increasing vertex order. Parents have smaller ids than their children, so
+#: the unions of vertex v (with its neighbours w < v when unsampled) touch only
+#: parents below v: in id order the parents in use grow from a prefix that L2
+#: holds, instead of spanning the whole array from the start. gridp4k (a 67 MB
+#: parent array): 2.06 -> 1.44 ms on the H100; no change on the sampled graphs.
+FINISH_IN_ORDER = True
+#: Threads per block of the in-order CSR finish.
+FINISH_BLOCK = BLOCK
 
 
 class _Run:
@@ -186,9 +195,11 @@ class _Run:
             e = eids if self.record else self.dummy
             queue, qlen = self.queue, self.qlen
             hb = np.int32(self.v.sampling == Sampling.HB)
+            grid, block = ((-(-n // FINISH_BLOCK),), FINISH_BLOCK) if FINISH_IN_ORDER else (
+                None, BLOCK)
             self.launch("finish_csr", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
                         np.int32(k0), hb, lmax, np.int32(use), np.int32(not SAMPLE_COMPRESS),
-                        I(HEAVY_DEGREE), queue, qlen)
+                        I(HEAVY_DEGREE), queue, qlen, grid=grid, block=block)
             mark("finish_light")
             self.k.finish_heavy(_grid(device_info()["sm_count"] * 4 * BLOCK), (BLOCK,),
                                 (*self.uf, indptr, indices, e, self.hook_edge, np.int32(k0), hb,

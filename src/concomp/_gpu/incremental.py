@@ -6,12 +6,6 @@ batch's inserts and one over its queries (``cuda/incremental.cu``). The union
 rule is a template parameter; the default (``incremental.DEFAULT_ALGORITHM``) is
 Rem's rule with path halving, which beat GConn's Union-Async with splitting here.
 
-A large insert batch (see :func:`sample_step`) runs in three launches instead of
-one, as static connectivity does with sampling: the inserts at every
-``step``-th position, a flatten of the forest (every vertex points at its root),
-then the remaining inserts, most of which now find both endpoints under the same
-parent and skip the union.
-
 A stream of many small batches (:meth:`GpuIncremental.run_stream`) is validated
 once and needs no host synchronisation per batch: the kernels read the batch
 index from a device counter and the last block of a batch advances it, so the
@@ -42,20 +36,6 @@ from .kernels import grid_for as _grid
 
 log = logging.getLogger("concomp.gpu")
 
-#: Split a large insert batch into sample, flatten, rest. Off: measured on the H100
-#: (``benchmarks/profile_incremental.py``, one batch holding a whole suite graph) it
-#: was 1.0-1.5x *slower* than one launch on every graph and edge order, also with
-#: the sample taken as the first edges of each source (k-out style): unlike static
-#: sampling, the sample phase here must still visit every position, and the unions
-#: of the sample cost what they save. Kept as a switch for other workloads.
-SAMPLE = False
-#: Smallest batch (inserts and queries counted) that is sampled.
-SAMPLE_MIN_EDGES = 1 << 20
-#: Sample only batches of at least this many entries per vertex of the state.
-SAMPLE_MIN_RATIO = 2.0
-#: Size of the sample, in edges per vertex: the sample phase visits every
-#: ``m // (SAMPLE_EDGES_PER_VERTEX * n)``-th position (at least every second).
-SAMPLE_EDGES_PER_VERTEX = 2.0
 #: Batches of a stream captured in one CUDA graph (the graph is replayed until
 #: every batch ran; surplus steps find the counter past the end and do nothing).
 STREAM_STEPS = 32
@@ -85,27 +65,6 @@ def batch_names(unite: str, itype: str) -> dict[str, str]:
         "stream_insert": f"stream_insert<{itype}, {unite}>",
         "stream_query": f"stream_query<{itype}>",
     }
-
-
-def sample_step(m: int, n: int) -> int:
-    """Stride of the sample phase of an insert batch of ``m`` entries over ``n`` vertices.
-
-    1 means no sampling (a small batch, few edges per vertex, or :data:`SAMPLE`
-    off). Reads the module constants at call time, so they can be tuned live.
-
-    Examples
-    --------
-    >>> sample_step(128 << 20, 4 << 20)  # SAMPLE is off by default
-    1
-    >>> import concomp._gpu.incremental as eng
-    >>> eng.SAMPLE = True
-    >>> sample_step(1000, 100), sample_step(128 << 20, 4 << 20)
-    (1, 16)
-    >>> eng.SAMPLE = False
-    """
-    if not SAMPLE or n <= 0 or m < SAMPLE_MIN_EDGES or m < SAMPLE_MIN_RATIO * n:
-        return 1
-    return max(2, int(m // (SAMPLE_EDGES_PER_VERTEX * n)))
 
 
 def _instantiations() -> list[str]:
@@ -240,33 +199,17 @@ class GpuIncremental(ArrayState):
         neg, hi, bad = (int(x) for x in host)
         return neg, hi, bad
 
-    def run(self, kind: str, ops: Any, u: Any, v: Any, batch: int,
-            num_nodes: int | None = None) -> Any:
-        """Apply one batch: ``kind`` is "insert", "query" or "mixed" (inserts, then queries).
-
-        ``num_nodes`` (default: the capacity) sizes the sample decision and the
-        flatten between the sample and rest phases of a large insert batch.
-        """
+    def run(self, kind: str, ops: Any, u: Any, v: Any, batch: int) -> Any:
+        """Apply one batch: ``kind`` is "insert", "query" or "mixed" (inserts, then queries)."""
         cp = self.xp
         m = int(u.shape[0])
         result = cp.empty(m, dtype=bool)
         mixed = np.int32(kind == "mixed")
         o = ops if kind == "mixed" else self._no_ops
         if kind != "query":
-            n = self.capacity if num_nodes is None else int(num_nodes)
-            step = sample_step(m, n)
-            kern = self._kernel("insert")
-
-            def phase(work: int, rest: int) -> None:
-                self._launch(kern, work, (self.parents, self.aux, u, v, o, mixed, np.int64(m),
-                                          np.int64(step), np.int32(rest), result, self._hooks,
-                                          np.int64(batch), self._links))
-
-            phase(-(-m // step), 0)
-            if step > 1:
-                # no link runs between the phases, so flattening is safe here
-                self._flatten(n)
-                phase(m, 1)  # every position; the kernel skips the sampled ones
+            self._launch(self._kernel("insert"), m,
+                         (self.parents, self.aux, u, v, o, mixed, np.int64(m), result,
+                          self._hooks, np.int64(batch), self._links))
         if kind != "insert":
             self._launch(self._kernel("query"), m,
                          (self.parents, u, v, o, mixed, np.int64(m), result))

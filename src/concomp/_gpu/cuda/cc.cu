@@ -7,7 +7,9 @@
 
 // CuPy passes pointers and scalars; each kernel assembles its UFState from these.
 #define UF_PARAMS I *p_, int *aux_, u64 *packed_
-#define UF_STATE UFState<I> s = {p_, aux_, packed_}
+#define UF_STATE UFState<I> s = {p_, aux_, packed_, 0}
+// Sampling and the finish after it read parents through L1 (UFState::cached).
+#define UF_STATE_CACHED UFState<I> s = {p_, aux_, packed_, 1}
 
 __device__ __forceinline__ u64 mix64(u64 x) {
     // splitmix64 finaliser: cheap, well-spread hash for sampling decisions
@@ -47,7 +49,7 @@ __global__ void init_state(I* p, int* aux, u64* packed, I* hook_edge, I* scratch
 template <typename I, class U, bool RECORD>
 __global__ void kout_first(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                            const I* __restrict__ eids, I* hook_edge, I n, int k, int hooked) {
-    UF_STATE;
+    UF_STATE_CACHED;
     GRID_STRIDE(t, (long long)n * k) {
         I v = (I)(t / k);
         int r = (int)(t - (long long)v * k);
@@ -65,7 +67,7 @@ __global__ void kout_first(UF_PARAMS, const I* __restrict__ indptr, const I* __r
 template <typename I, class U, bool RECORD>
 __global__ void kout_random(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                             const I* __restrict__ eids, I* hook_edge, I n, int k, u64 seed) {
-    UF_STATE;
+    UF_STATE_CACHED;
     GRID_STRIDE(t, (long long)n * k) {
         I v = (I)(t / k);
         I b = indptr[v], deg = indptr[v + 1] - b;
@@ -103,7 +105,7 @@ __global__ void hb_hook(UF_PARAMS, const I* __restrict__ indptr, const I* __rest
 template <typename I, class U, bool JTB, bool RECORD>
 __global__ void hb_roots(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                          const I* __restrict__ eids, I* hook_edge, I n, int N) {
-    UF_STATE;
+    UF_STATE_CACHED;
     GRID_STRIDE(v, n) {
         I pv = JTB ? (I)(s.packed[v] & JTB_MASK) : s.p[v];
         if (pv != (I)v) continue;
@@ -128,19 +130,19 @@ __global__ void hb_roots(UF_PARAMS, const I* __restrict__ indptr, const I* __res
 template <typename I, class U>
 __global__ void hb_fused(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                          I n, int N) {
-    UF_STATE;
+    UF_STATE_CACHED;
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (long long)n) return;
     I v = (I)((long long)n - 1 - i);
-    I b = indptr[v], e = indptr[v + 1];
+    I b = ld_stream(indptr + v), e = ld_stream(indptr + v + 1);
     if (b == e) return;
-    I f = indices[b];
+    I f = ld_stream(indices + b);
     if (f < v) {
         s.p[v] = f;
         return;
     }
     I last = min(e, b + 1 + N);
-    for (I j = b; j < last; ++j) U::unite(s, v, indices[j]);
+    for (I j = b; j < last; ++j) U::unite(s, v, ld_stream(indices + j));
 }
 
 // Most frequent root among 1024 sampled vertices, on the device (no host round trip).
@@ -233,8 +235,8 @@ __device__ __forceinline__ I skip_rep(const UFState<I>& s, I v, int by_find) {
 template <typename I>
 __device__ __forceinline__ I first_edge(const I* __restrict__ indptr,
                                         const I* __restrict__ indices, I v, int k0, int hb) {
-    I b = indptr[v];
-    if (hb && b < indptr[v + 1] && indices[b] >= v) return b;
+    I b = ld_stream(indptr + v);
+    if (hb && b < ld_stream(indptr + v + 1) && ld_stream(indices + b) >= v) return b;
     return b + k0;
 }
 
@@ -246,18 +248,18 @@ __global__ void finish_csr(UF_PARAMS, const I* __restrict__ indptr, const I* __r
                            const I* __restrict__ eids, I* hook_edge, I n, int k0, int hb,
                            const I* lmax, int use_lmax, int by_find, I heavy, I* queue,
                            I* queue_len) {
-    UF_STATE;
+    UFState<I> s = {p_, aux_, packed_, use_lmax};
     I skip = lmax[0];
     GRID_STRIDE(v, n) {
         if (use_lmax && skip_rep<I, U, JTB>(s, (I)v, by_find) == skip) continue;
-        I b = first_edge(indptr, indices, (I)v, k0, hb), e = indptr[v + 1];
+        I b = first_edge(indptr, indices, (I)v, k0, hb), e = ld_stream(indptr + v + 1);
         if (e - b > heavy) {
             I slot = atomic_add(queue_len, (I)1);
             queue[slot] = (I)v;
             continue;
         }
         for (I j = b; j < e; ++j) {
-            I w = indices[j];
+            I w = ld_stream(indices + j);
             if (!use_lmax && w > (I)v) continue;
             I linked = U::unite(s, (I)v, w);
             if (RECORD) record(hook_edge, linked, eids[j]);
@@ -270,13 +272,13 @@ template <typename I, class U, bool RECORD>
 __global__ void finish_heavy(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                              const I* __restrict__ eids, I* hook_edge, int k0, int hb,
                              int sampled, const I* queue, const I* queue_len) {
-    UF_STATE;
+    UFState<I> s = {p_, aux_, packed_, sampled};
     I len = queue_len[0];
     for (I q = blockIdx.x; q < len; q += gridDim.x) {
         I v = queue[q];
         I b = first_edge(indptr, indices, v, k0, hb), e = indptr[v + 1];
         for (I j = b + threadIdx.x; j < e; j += blockDim.x) {
-            I w = indices[j];
+            I w = ld_stream(indices + j);
             if (!sampled && w > v) continue;
             I linked = U::unite(s, v, w);
             if (RECORD) record(hook_edge, linked, eids[j]);
@@ -289,10 +291,10 @@ template <typename I, class U, bool JTB, bool RECORD>
 __global__ void finish_coo(UF_PARAMS, const I* __restrict__ src, const I* __restrict__ dst,
                            I* hook_edge, long long m, const I* lmax, int use_lmax, int by_find,
                            int one_way) {
-    UF_STATE;
+    UFState<I> s = {p_, aux_, packed_, use_lmax};
     I skip = lmax[0];
     GRID_STRIDE(i, m) {
-        I u = src[i], w = dst[i];
+        I u = ld_stream(src + i), w = ld_stream(dst + i);
         if (one_way && w > u) continue;  // symmetric input lists every edge twice
         if (use_lmax && skip_rep<I, U, JTB>(s, u, by_find) == skip &&
             skip_rep<I, U, JTB>(s, w, by_find) == skip)

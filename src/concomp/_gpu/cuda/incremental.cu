@@ -1,7 +1,6 @@
 // Incremental connectivity: batches of COO inserts and connectivity queries
 // (GConn, Algorithm 3). The union-find state lives on the device between batches;
-// a batch is one kernel for its inserts (or, for a large batch, a sample of them,
-// a flatten, then the rest), then one for its queries, so every query sees every
+// a batch is one kernel for its inserts, then one for its queries, so every query sees every
 // insert of its own batch (the kernel boundary orders them). Streams of many
 // small batches run the same way, batch after batch, driven by a device counter.
 //
@@ -49,6 +48,14 @@ __global__ void batch_stats(const T* __restrict__ u, const T* __restrict__ v,
 }
 
 // ------------------------------------------------------------------ batches
+// Adds each thread's count of links to *total with one atomic per warp (every
+// lane must call it): one counter hit by every linking thread serialises, and a
+// batch can link millions of roots.
+__device__ __forceinline__ void add_links(long long* total, long long mine) {
+    for (int off = 16; off > 0; off >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, off);
+    if ((threadIdx.x & 31) == 0 && mine) atomic_add(total, mine);
+}
+
 // One insert at stream position i (pos: its position within its batch). A link
 // that turns root r into a non-root records the edge in r's hook record: r owns
 // that forest edge (GConn section 3.2), so each record is written at most once.
@@ -58,54 +65,31 @@ __global__ void batch_stats(const T* __restrict__ u, const T* __restrict__ v,
 // (benchmarks/profile_incremental_cost.py). No equal-parents shortcut before the
 // union: two plain loads per edge measured slower on every suite graph.
 template <typename I, class U>
-__device__ __forceinline__ long long insert_at(const UFState<I>& s, const I* __restrict__ u,
-                                               const I* __restrict__ v, long long i, long long pos,
-                                               bool* result, long long* hooks, long long batch) {
-    I a = u[i], b = v[i];
+__device__ __forceinline__ long long insert_at(const UFState<I>& s, I a, I b, long long i,
+                                               long long pos, bool* result, long long* hooks,
+                                               long long batch) {
     I linked = U::unite(s, a, b);
-    result[i] = linked >= 0;
+    st_stream(reinterpret_cast<unsigned char*>(result + i), (unsigned char)(linked >= 0));
     if (linked < 0) return 0;
     longlong2* rec = reinterpret_cast<longlong2*>(hooks + 4 * (long long)linked);
-    rec[0] = make_longlong2((long long)a, (long long)b);
-    rec[1] = make_longlong2(batch, pos);
+    st_stream(rec, make_longlong2((long long)a, (long long)b));
+    st_stream(rec + 1, make_longlong2(batch, pos));
     return 1;
 }
 
-// Inserts of one batch (ops[i] == 0, or every entry when mixed == 0), in one of
-// two phases over the positions [0, m):
-//   rest == 0 ("sample"): i = 0, step, 2 step, ... (step == 1: the whole batch);
-//   rest == 1 ("rest"):   every i with i % step != 0.
-// The host flattens the forest between the two, so that after a sample has
-// built the big components most remaining edges take the equal-parents shortcut.
+// Inserts of one batch (ops[i] == 0, or every entry when mixed == 0).
 template <typename I, class U>
 __global__ void batch_insert(I* p, int* aux, const I* __restrict__ u, const I* __restrict__ v,
                              const signed char* __restrict__ ops, int mixed, long long m,
-                             long long step, int rest, bool* result, long long* hooks,
-                             long long batch, long long* links) {
-    UFState<I> s = {p, aux, nullptr};
+                             bool* result, long long* hooks, long long batch, long long* links) {
+    UFState<I> s = {p, aux, nullptr, 1};  // cached: see UFState
     long long mine = 0;
-    if (!rest) {
-        long long count = (m + step - 1) / step;
-        GRID_STRIDE(j, count) {
-            long long i = j * step;
-            if (mixed && ops[i] != 0) continue;
-            mine += insert_at<I, U>(s, u, v, i, i, result, hooks, batch);
-        }
-    } else {
-        // coalesced walk over [0, m) skipping multiples of step; the residue is
-        // carried along (two divisions per thread instead of one per edge)
-        long long stride = (long long)blockDim.x * gridDim.x;
-        long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-        long long r = i % step, dr = stride % step;
-        for (; i < m; i += stride) {
-            bool skip = r == 0 || (mixed && ops[i] != 0);
-            r += dr;
-            if (r >= step) r -= step;
-            if (skip) continue;
-            mine += insert_at<I, U>(s, u, v, i, i, result, hooks, batch);
-        }
+    GRID_STRIDE(i, m) {
+        if (mixed && ops[i] != 0) continue;
+        mine += insert_at<I, U>(s, ld_stream(u + i), ld_stream(v + i), i, i, result, hooks,
+                                batch);
     }
-    if (mine) atomic_add(links, mine);
+    add_links(links, mine);
 }
 
 // Queries of one batch (ops[i] == 1, or every entry when mixed == 0). No link
@@ -180,15 +164,16 @@ __global__ void stream_insert(I* p, int* aux, const I* __restrict__ u, const I* 
                               long long* ctrl, int advance) {
     long long b = stream_batch(ctrl);
     if (b >= nbatches) return;
-    UFState<I> s = {p, aux, nullptr};
+    UFState<I> s = {p, aux, nullptr, 1};  // cached: see UFState
     long long lo = b * size, hi = m - lo < size ? m : lo + size;
     long long mine = 0;
     for (long long i = lo + (long long)blockIdx.x * blockDim.x + threadIdx.x; i < hi;
          i += (long long)blockDim.x * gridDim.x) {
         if (mixed && ops[i] != 0) continue;
-        mine += insert_at<I, U>(s, u, v, i, i - lo, result, hooks, first + b);
+        mine += insert_at<I, U>(s, ld_stream(u + i), ld_stream(v + i), i, i - lo, result, hooks,
+                                first + b);
     }
-    if (mine) atomic_add(links, mine);
+    add_links(links, mine);
     if (advance) stream_advance(ctrl, b);
 }
 

@@ -53,6 +53,43 @@ __device__ __forceinline__ u64 ld(const u64* a) {
     return v;
 }
 
+// Weak loads, which L1 may serve with a value another SM has since replaced:
+// for Rem's union when UFState::cached is set (see there).
+__device__ __forceinline__ int ld_cached(const int* a) {
+    int v;
+    asm volatile("ld.global.ca.s32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+    return v;
+}
+__device__ __forceinline__ long long ld_cached(const long long* a) {
+    long long v;
+    asm volatile("ld.global.ca.s64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
+    return v;
+}
+
+// Inputs that a pass reads once (edge lists, CSR indices) and outputs it writes
+// once: L2 evict-first ("streaming") loads and stores, so that they do not evict
+// the parent array, which every union reads at random. CONCOMP_STREAM_HINT=0
+// turns them into plain accesses (for measurements).
+#ifndef CONCOMP_STREAM_HINT
+#define CONCOMP_STREAM_HINT 1
+#endif
+template <typename T>
+__device__ __forceinline__ T ld_stream(const T* a) {
+#if CONCOMP_STREAM_HINT
+    return __ldcs(a);
+#else
+    return *a;
+#endif
+}
+template <typename T>
+__device__ __forceinline__ void st_stream(T* a, T v) {
+#if CONCOMP_STREAM_HINT
+    __stcs(a, v);
+#else
+    *a = v;
+#endif
+}
+
 // ------------------------------------------------------------------ finds
 struct FindNaive {
     template <typename I>
@@ -117,6 +154,12 @@ struct UFState {
     I* p;        // parents
     int* aux;    // hooks (Union-Hooks) or locks (Rem-Lock)
     u64* packed; // (rank << 56) | parent, for Union-JTB
+    // Rem's union reads parents with weak loads that L1 may serve, instead of
+    // relaxed loads from L2. Measured on the H100 (benchmarks/profile_cache_hints.py):
+    // 4-8% faster for sampling and inserts, whose unions mostly end at a few hot
+    // roots; 9% slower for the grid's unsampled finish, whose reads spread over a
+    // parent array larger than L2. Kernels set it; other rules ignore it.
+    int cached;
 };
 
 // ------------------------------------------------------------------ unions
@@ -188,25 +231,35 @@ struct UniteHooks {
     }
 };
 
+// The grandparent read of a compression step: an ancestor even if stale.
+// CONCOMP_CACHED_STEP=0 keeps it relaxed in every kernel (for measurements).
+#ifndef CONCOMP_CACHED_STEP
+#define CONCOMP_CACHED_STEP 1
+#endif
+template <typename I>
+__device__ __forceinline__ I cached_step_ld(I* a, int cached) {
+    return (CONCOMP_CACHED_STEP && cached) ? ld_cached(a) : ld(a);
+}
+
 // Rem's splicing rules (ConnectIt): what a non-root rx does while walking up.
 struct SpliceAtomic {
     template <typename I>
-    static __device__ __forceinline__ I step(I* p, I rx, I prx, I pry) {
+    static __device__ __forceinline__ I step(I* p, I rx, I prx, I pry, int) {
         cas(p + rx, prx, pry);  // move rx under the other tree's (smaller) node
         return prx;
     }
 };
 struct SplitAtomicOne {
     template <typename I>
-    static __device__ __forceinline__ I step(I* p, I rx, I prx, I) {
-        cas(p + rx, prx, ld(p + prx));
+    static __device__ __forceinline__ I step(I* p, I rx, I prx, I, int cached) {
+        cas(p + rx, prx, cached_step_ld(p + prx, cached));
         return prx;
     }
 };
 struct HalveAtomicOne {
     template <typename I>
-    static __device__ __forceinline__ I step(I* p, I rx, I prx, I) {
-        I pp = ld(p + prx);
+    static __device__ __forceinline__ I step(I* p, I rx, I prx, I, int cached) {
+        I pp = cached_step_ld(p + prx, cached);
         cas(p + rx, prx, pp);
         return pp;
     }
@@ -216,9 +269,9 @@ struct HalveAtomicOne {
 // ancestry never breaks, so: prx == pry (even read at different times) is a
 // common ancestor (same tree); linking root rx under pry < rx cannot close a
 // cycle; and every iteration that does not return makes rx strictly smaller (a
-// move to an ancestor, or to the parent a failed link CAS returns). Plain
-// (L1-cached) loads would also be correct by this argument, but measured slower
-// on high-diameter graphs, so reads are relaxed GPU-scope loads.
+// move to an ancestor, or to the parent a failed link CAS returns). Weak
+// (L1-cached, possibly stale) loads are therefore correct too: UFState::cached
+// picks them per kernel.
 template <class S, bool LOCK>
 struct UniteRem {
     template <typename I>
@@ -247,7 +300,8 @@ struct UniteRem {
         I* p = s.p;
         I rx = x, ry = y;
         while (true) {
-            I prx = ld(p + rx), pry = ld(p + ry);
+            I prx = s.cached ? ld_cached(p + rx) : ld(p + rx);
+            I pry = s.cached ? ld_cached(p + ry) : ld(p + ry);
             if (prx == pry) return -1;
             if (prx < pry) {
                 I t = rx; rx = ry; ry = t;
@@ -259,7 +313,7 @@ struct UniteRem {
                 rx = old;  // linked by someone else meanwhile: go on from its new parent
                 continue;
             }
-            rx = S::step(p, rx, prx, pry);
+            rx = S::step(p, rx, prx, pry, s.cached);
         }
     }
 };
