@@ -77,7 +77,8 @@ __device__ __forceinline__ long long insert_at(const UFState<I>& s, I a, I b, lo
     return 1;
 }
 
-// Inserts of one batch (ops[i] == 0, or every entry when mixed == 0).
+// Inserts of one batch (ops[i] == 0, or every entry when mixed == 0). Loading
+// each thread's next edge ahead of its union measured 2-8% slower on the suite.
 template <typename I, class U>
 __global__ void batch_insert(I* p, int* aux, const I* __restrict__ u, const I* __restrict__ v,
                              const signed char* __restrict__ ops, int mixed, long long m,
