@@ -1,8 +1,8 @@
 // Incremental connectivity: batches of COO inserts and connectivity queries
 // (GConn, Algorithm 3). The union-find state lives on the device between batches;
-// a batch is one kernel for its inserts, then one for its queries, so every query sees every
-// insert of its own batch (the kernel boundary orders them). Streams of many
-// small batches run the same way, batch after batch, driven by a device counter.
+// a batch is one kernel for its inserts, then one for its queries, so every query
+// sees every insert of its own batch (the kernel boundary orders them). Streams of
+// many small batches run the same way, batch after batch, driven by a device counter.
 //
 // Template parameters: I (int or long long vertex type), U (a union rule from
 // uf.cuh; GConn's best incremental rule is UniteAsync<FindSplit>), T / OT (the

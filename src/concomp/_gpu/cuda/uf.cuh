@@ -154,11 +154,11 @@ struct UFState {
     I* p;        // parents
     int* aux;    // hooks (Union-Hooks) or locks (Rem-Lock)
     u64* packed; // (rank << 56) | parent, for Union-JTB
-    // Rem's union reads parents with weak loads that L1 may serve, instead of
-    // relaxed loads from L2. Measured on the H100 (benchmarks/profile_cache_hints.py):
-    // 4-8% faster for sampling and inserts, whose unions mostly end at a few hot
-    // roots; 9% slower for the grid's unsampled finish, whose reads spread over a
-    // parent array larger than L2. Kernels set it; other rules ignore it.
+    // Rem's union (and its compression steps) read parents with weak loads that
+    // L1 may serve, instead of relaxed loads from L2. Measured on the H100
+    // (benchmarks/profile_cache_hints.py): 4-10% faster for sampling and inserts
+    // on the suite graphs whose parent arrays fit in L2; 9% slower for the grid's
+    // unsampled finish (a 67 MB parent array). Kernels set it; other rules ignore it.
     int cached;
 };
 
