@@ -11,6 +11,7 @@ Used to choose the defaults of ``concomp._gpu.incremental``; prints one line eac
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import sys
 from pathlib import Path
@@ -54,17 +55,24 @@ def main(argv=None) -> int:
                     default="none-async-split-coo,none-rem_cas-split-coo,none-rem_cas-halve-coo")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--orders", default="csr", help="csr and/or permuted")
+    ap.add_argument("--blocks-per-sm", default="0",
+                    help="comma-separated values of _gpu.incremental.INSERT_BLOCKS_PER_SM")
     args = ap.parse_args(argv)
     import cupy as cp
+
+    from concomp._gpu import incremental as eng
 
     for name in args.graphs.split(","):
         n, csr, perm, components = load_stream(name, "gpu", False)
         for order in args.orders.split(","):
             s, d = csr if order == "csr" else perm
-            for alg in args.algorithms.split(","):
+            for alg, bps in itertools.product(args.algorithms.split(","),
+                                              args.blocks_per_sm.split(",")):
+                eng.INSERT_BLOCKS_PER_SM = int(bps)
                 ms, ok = time_insert_batch(cp, n, alg, s, d, args.reps, components)
-                print(f"{name:8s} {order:8s} {alg:24s} ms={ms:.3f} target={TARGET_MS[name]} "
-                      f"{'ok' if ok else 'WRONG COMPONENT COUNT'}", flush=True)
+                print(f"{name:8s} {order:8s} {alg:24s} blocks/SM={bps:>2s} ms={ms:.3f} "
+                      f"target={TARGET_MS[name]} {'ok' if ok else 'WRONG COMPONENT COUNT'}",
+                      flush=True)
         s = d = csr = perm = None
         cp.get_default_memory_pool().free_all_blocks()
     return 0

@@ -44,6 +44,12 @@ STREAM_STEPS = 32
 STREAM_CAPTURE_MIN_BATCHES = 4
 #: Capture streams as CUDA graphs at all (False: plain launches, for comparison).
 STREAM_GRAPHS = True
+#: Blocks per SM of the batch insert kernel's grid-stride loop (0: the 32 of
+#: ``kernels.grid_for``). Measured on the H100, one batch holding a suite graph
+#: (``benchmarks/profile_incremental.py --blocks-per-sm``), ms for 32 / 128 / 256 /
+#: 512 / 1024: rmat22 1.57 / 1.41 / 1.44 / 1.48 / 1.64, gridp4k 5.81 / 5.08 / 4.87 /
+#: 5.16 / 5.63, cong22 1.78 / 1.68 / 1.69 / 1.73 / 1.80; 4, 8 or 16 were slower still.
+INSERT_BLOCKS_PER_SM = 256
 
 #: Union rules the incremental kernels take: the root-based CAS rules whose roots
 #: stay their component's minimum (Union-JTB links by rank, so it is left out).
@@ -207,9 +213,13 @@ class GpuIncremental(ArrayState):
         mixed = np.int32(kind == "mixed")
         o = ops if kind == "mixed" else self._no_ops
         if kind != "query":
-            self._launch(self._kernel("insert"), m,
-                         (self.parents, self.aux, u, v, o, mixed, np.int64(m), result,
-                          self._hooks, np.int64(batch), self._links))
+            args = (self.parents, self.aux, u, v, o, mixed, np.int64(m), result, self._hooks,
+                    np.int64(batch), self._links)
+            if INSERT_BLOCKS_PER_SM and m > 0:
+                blocks = min(-(-m // BLOCK), device_info()["sm_count"] * INSERT_BLOCKS_PER_SM)
+                self._kernel("insert")((blocks,), (BLOCK,), args)
+            else:
+                self._launch(self._kernel("insert"), m, args)
         if kind != "insert":
             self._launch(self._kernel("query"), m,
                          (self.parents, u, v, o, mixed, np.int64(m), result))
