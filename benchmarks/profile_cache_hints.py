@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_incremental import load_stream
+from profile_gpu_cc import replay_times
 from profile_incremental import time_insert_batch
 
 S0, S1 = "-DCONCOMP_STREAM_HINT=0", "-DCONCOMP_STREAM_HINT=1"
@@ -62,15 +63,7 @@ def time_static(cp, g, reps: int) -> tuple[float, int]:
     run_variant(g, v)
     roots = run_variant(g, v)[0]  # captured now; later calls replay
     count = int((roots == cp.arange(roots.shape[0], dtype=roots.dtype)).sum())
-    times = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        run_variant(g, v)
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-    return statistics.median(times), count
+    return statistics.median(replay_times(cp, g, v, reps)), count
 
 
 def main(argv=None) -> int:

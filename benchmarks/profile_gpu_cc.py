@@ -19,6 +19,19 @@ from concomp._gpu.components import run_variant  # noqa: E402
 from concomp.variants import Variant  # noqa: E402
 
 
+def replay_times(cp, g, v: Variant, reps: int) -> list[float]:
+    """CUDA-event ms of ``reps`` calls of ``v`` on ``g`` (after a capture: replays)."""
+    times = []
+    for _ in range(reps):
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        run_variant(g, v)
+        b.record()
+        b.synchronize()
+        times.append(cp.cuda.get_elapsed_time(a, b))
+    return times
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--graphs", default="rmat22,gridp4k")
@@ -60,15 +73,7 @@ def main(argv=None) -> int:
                 phases.setdefault("total", []).append(
                     cp.cuda.get_elapsed_time(prof[0][1], prof[-1][1]))
             run_variant(g, v)  # captures the plan; the next calls replay it
-            replays = []
-            for _ in range(args.reps):
-                a, b = cp.cuda.Event(), cp.cuda.Event()
-                a.record()
-                run_variant(g, v)
-                b.record()
-                b.synchronize()
-                replays.append(cp.cuda.get_elapsed_time(a, b))
-            phases["replay"] = replays
+            phases["replay"] = replay_times(cp, g, v, args.reps)
             g.clear_device_cache()
             cells = " ".join(f"{k}={statistics.median(x):.3f}" for k, x in phases.items())
             print(f"{name:8s} {vs:28s} [{cfg}] host_wall={statistics.median(walls):.3f} {cells}",

@@ -55,7 +55,7 @@ def main(argv=None) -> int:
                     default="none-async-split-coo,none-rem_cas-split-coo,none-rem_cas-halve-coo")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--orders", default="csr", help="csr and/or permuted")
-    ap.add_argument("--blocks-per-sm", default="0",
+    ap.add_argument("--blocks-per-sm", default="256",
                     help="comma-separated values of _gpu.incremental.INSERT_BLOCKS_PER_SM")
     args = ap.parse_args(argv)
     import cupy as cp

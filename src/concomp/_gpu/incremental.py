@@ -44,8 +44,8 @@ STREAM_STEPS = 32
 STREAM_CAPTURE_MIN_BATCHES = 4
 #: Capture streams as CUDA graphs at all (False: plain launches, for comparison).
 STREAM_GRAPHS = True
-#: Blocks per SM of the batch insert kernel's grid-stride loop (0: the 32 of
-#: ``kernels.grid_for``). Measured on the H100, one batch holding a suite graph
+#: Blocks per SM of the batch insert kernel's grid-stride loop (``kernels.grid_for``
+#: launches 32 by default). Measured on the H100, one batch holding a suite graph
 #: (``benchmarks/profile_incremental.py --blocks-per-sm``), ms for 32 / 128 / 256 /
 #: 512 / 1024: rmat22 1.57 / 1.41 / 1.44 / 1.48 / 1.64, gridp4k 5.81 / 5.08 / 4.87 /
 #: 5.16 / 5.63, cong22 1.78 / 1.68 / 1.69 / 1.73 / 1.80; 4, 8 or 16 were slower still.
@@ -126,9 +126,9 @@ class GpuIncremental(ArrayState):
             fn = self._fns[name] = get_kernel("incremental.cu", name, STATS_NAMES)
         return fn
 
-    def _launch(self, kern, work: int, args: tuple) -> None:
+    def _launch(self, kern, work: int, args: tuple, per_sm: int = 32) -> None:
         if work > 0:
-            kern(_grid(work), (BLOCK,), args)
+            kern(_grid(work, BLOCK, per_sm), (BLOCK,), args)
 
     # ------------------------------------------------------------------ state
     def resize(self, capacity: int, dtype: Any) -> None:
@@ -213,13 +213,9 @@ class GpuIncremental(ArrayState):
         mixed = np.int32(kind == "mixed")
         o = ops if kind == "mixed" else self._no_ops
         if kind != "query":
-            args = (self.parents, self.aux, u, v, o, mixed, np.int64(m), result, self._hooks,
-                    np.int64(batch), self._links)
-            if INSERT_BLOCKS_PER_SM and m > 0:
-                blocks = min(-(-m // BLOCK), device_info()["sm_count"] * INSERT_BLOCKS_PER_SM)
-                self._kernel("insert")((blocks,), (BLOCK,), args)
-            else:
-                self._launch(self._kernel("insert"), m, args)
+            self._launch(self._kernel("insert"), m,
+                         (self.parents, self.aux, u, v, o, mixed, np.int64(m), result,
+                          self._hooks, np.int64(batch), self._links), INSERT_BLOCKS_PER_SM)
         if kind != "insert":
             self._launch(self._kernel("query"), m,
                          (self.parents, u, v, o, mixed, np.int64(m), result))

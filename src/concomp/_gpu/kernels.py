@@ -82,10 +82,10 @@ def cc_names(unite: str, jtb: bool, itype: str, record: bool) -> dict[str, str]:
     }
 
 
-def grid_for(work: int, block: int = BLOCK) -> tuple[int]:
+def grid_for(work: int, block: int = BLOCK, per_sm: int = 32) -> tuple[int]:
     """Blocks for a grid-stride launch over ``work`` items: enough to fill the
-    device (32 blocks per SM, read off the device), never more than the work needs."""
-    return (max(1, min((int(work) + block - 1) // block, device_info()["sm_count"] * 32)),)
+    device (``per_sm`` blocks per SM, read off the device), never more than the work needs."""
+    return (max(1, min((int(work) + block - 1) // block, device_info()["sm_count"] * per_sm)),)
 
 
 class KernelSet:
