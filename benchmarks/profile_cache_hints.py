@@ -37,6 +37,8 @@ CONFIGS = {
     "stream-strided": ((S1,), False),
     # the grandparent reads of Rem's compression steps relaxed instead of cached
     "stream-relaxed-step": ((S1, "-DCONCOMP_CACHED_STEP=0"), True),
+    # Rem's union re-reads both parents every iteration instead of the moved side's
+    "stream-both-sides": ((S1, "-DCONCOMP_REM_ONE_SIDE=0"), True),
 }
 
 

@@ -26,7 +26,8 @@ def test_every_source_file_is_registered():
 
 #: The measurement switches of ``cuda/uf.cuh`` (benchmarks/profile_cache_hints.py),
 #: each flipped from its default, so that the non-default paths keep compiling.
-SWITCHES_FLIPPED = ("-DCONCOMP_STREAM_HINT=0", "-DCONCOMP_CACHED_STEP=0")
+SWITCHES_FLIPPED = ("-DCONCOMP_STREAM_HINT=0", "-DCONCOMP_CACHED_STEP=0",
+                    "-DCONCOMP_REM_ONE_SIDE=0")
 
 
 @pytest.mark.parametrize("switches", [(), SWITCHES_FLIPPED], ids=["default", "flipped"])

@@ -247,8 +247,8 @@ template <typename I, class U, bool JTB, bool RECORD>
 __global__ void finish_csr(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                            const I* __restrict__ eids, I* hook_edge, I n, int k0, int hb,
                            const I* lmax, int use_lmax, int by_find, I heavy, I* queue,
-                           I* queue_len) {
-    UFState<I> s = {p_, aux_, packed_, use_lmax};
+                           I* queue_len, int one_side) {
+    UFState<I> s = {p_, aux_, packed_, use_lmax, one_side};
     I skip = lmax[0];
     GRID_STRIDE(v, n) {
         if (use_lmax && skip_rep<I, U, JTB>(s, (I)v, by_find) == skip) continue;
