@@ -434,15 +434,17 @@ def test_gpu_batches_match_cpu(algorithm: str) -> None:
         np.testing.assert_array_equal(_host(f.src)[mine], u[pos])
 
 
-@pytest.mark.parametrize("graphs", [True, False], ids=["graph", "launches"])
+@pytest.mark.parametrize("mode", ["persistent", "graph", "launches"])
 @pytest.mark.parametrize("algorithm", GPU_ONLY)
-def test_gpu_streams_stay_on_the_device_and_match_cpu(algorithm: str, graphs: bool,
+def test_gpu_streams_stay_on_the_device_and_match_cpu(algorithm: str, mode: str,
                                                       monkeypatch) -> None:
     import cupy as cp
 
     import concomp._gpu.incremental as gi
 
-    monkeypatch.setattr(gi, "STREAM_GRAPHS", graphs)
+    if mode != "persistent":  # batches this small run persistent unless told otherwise
+        monkeypatch.setattr(gi, "STREAM_PERSISTENT_MAX", 0)
+    monkeypatch.setattr(gi, "STREAM_GRAPHS", mode == "graph")
     rng = np.random.default_rng(17)
     # 71 batches (the last of one entry): three replays of 32 steps, 25 of them idle
     n, m = 5000, 70_001
@@ -469,3 +471,29 @@ def test_gpu_streams_stay_on_the_device_and_match_cpu(algorithm: str, graphs: bo
         _check_stream_forest(g, first, 1000, u, v, ins, got)
         np.testing.assert_array_equal(g.labels().get(), c.labels())
         assert g.num_components == c.num_components
+
+
+@pytest.mark.parametrize("algorithm", GPU_ONLY)
+def test_gpu_persistent_stream_with_several_entries_per_thread(algorithm: str) -> None:
+    """Batches larger than the resident grid: threads loop within a batch between barriers."""
+    import concomp._gpu.incremental as gi
+
+    rng = np.random.default_rng(29)
+    n, size = 200_000, 400_000  # more entries per batch than an H100 keeps resident threads
+    assert size <= gi.STREAM_PERSISTENT_MAX
+    g = IncrementalConnectivity(n, device="gpu", algorithm=algorithm)
+    c = IncrementalConnectivity(n, device="cpu")
+    for kind in ("insert", "mixed"):
+        ops, u, v = _stream_arrays(rng, n, 2 * size + 12_345)  # a short last batch
+        if kind == "insert":
+            got, want, ins = _host(g.insert_batches(u, v, size)), c.insert_batches(u, v, size), \
+                np.ones(u.shape[0], bool)
+        else:
+            got, want = _host(g.process_batches(ops, u, v, size)), c.process_batches(ops, u, v, size)
+            ins = ops == 0
+        np.testing.assert_array_equal(got[~ins], want[~ins])
+        for lo in range(0, u.shape[0], size):
+            s = slice(lo, lo + size)
+            assert int(got[s][ins[s]].sum()) == int(want[s][ins[s]].sum())
+        _check_stream_forest(g, g.num_batches - 3, size, u, v, ins, got)
+        np.testing.assert_array_equal(_host(g.labels()), c.labels())

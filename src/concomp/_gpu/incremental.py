@@ -7,9 +7,12 @@ rule is a template parameter; the default (``incremental.DEFAULT_ALGORITHM``) is
 Rem's rule with path halving, which beat GConn's Union-Async with splitting here.
 
 A stream of many small batches (:meth:`GpuIncremental.run_stream`) is validated
-once and needs no host synchronisation per batch: the kernels read the batch
-index from a device counter and the last block of a batch advances it, so the
-same launches are captured once as a CUDA graph and replayed.
+once and needs no host synchronisation per batch. Batches of up to
+:data:`STREAM_PERSISTENT_MAX` entries run as one persistent launch whose blocks
+are all resident and meet at a grid barrier after each batch (and after its
+queries). Larger ones read the batch index from a device counter that the last
+block of a batch advances, so the same launches are captured once as a CUDA
+graph and replayed.
 
 Within a batch the inserts run concurrently: the partition, the queries, the
 number of inserts that report True and every root (always its component's
@@ -44,6 +47,13 @@ STREAM_STEPS = 32
 STREAM_CAPTURE_MIN_BATCHES = 4
 #: Capture streams as CUDA graphs at all (False: plain launches, for comparison).
 STREAM_GRAPHS = True
+#: Streams of batches of at most this many entries run as one persistent launch
+#: (``stream_persistent``): the grid meets at a barrier after each batch instead of
+#: relaunching, so a batch costs a barrier rather than a kernel launch. H100, 200
+#: batches of a suite graph's permuted stream (``benchmarks/profile_stream.py``), us
+#: per batch, captured launches -> persistent: 1e3 edges 7.0-7.4 -> 3.9-4.2, 1e4
+#: 8.8-10.2 -> 5.6-6.7, 1e5 10-22 -> 6-18; 1e6 (100 batches) 42 -> 30-32.
+STREAM_PERSISTENT_MAX = 1 << 20
 #: Blocks per SM of the batch insert kernel's grid-stride loop (``kernels.grid_for``
 #: launches 32 by default). Measured on the H100, one batch holding a suite graph
 #: (``benchmarks/profile_incremental.py --blocks-per-sm``), ms for 32 / 128 / 256 /
@@ -70,6 +80,7 @@ def batch_names(unite: str, itype: str) -> dict[str, str]:
         "flatten": f"flatten_all<{itype}>",
         "stream_insert": f"stream_insert<{itype}, {unite}>",
         "stream_query": f"stream_query<{itype}>",
+        "stream_persistent": f"stream_persistent<{itype}, {unite}>",
     }
 
 
@@ -104,6 +115,7 @@ class GpuIncremental(ArrayState):
         self._no_ops = cp.zeros(1, np.int8)
         # streams: (batch index, blocks done with it), and the stream graphs run on
         self._ctrl = cp.zeros(2, np.int64)
+        self._barrier = cp.zeros(1, np.uint64)  # the persistent stream's grid barrier
         self._stream: Any = None
         self._fns: dict = {}
         with out_of_memory_guard("incremental connectivity state",
@@ -224,11 +236,13 @@ class GpuIncremental(ArrayState):
     def run_stream(self, kind: str, ops: Any, u: Any, v: Any, first: int, size: int) -> Any:
         """Apply ``u``/``v`` as consecutive batches of ``size`` entries, ids ``first``, ....
 
-        ``kind`` is "insert" (one kernel per batch) or "mixed" (an insert kernel,
-        then a query kernel that advances the batch counter). The ids are
-        validated already. Nothing is read back: up to :data:`STREAM_STEPS`
-        batches are captured as a CUDA graph and replayed, or, if capture fails,
-        the same kernels are launched once per batch.
+        ``kind`` is "insert" or "mixed" (each batch's inserts, then its queries).
+        The ids are validated already, and nothing is read back. Batches of up to
+        :data:`STREAM_PERSISTENT_MAX` entries run as one persistent launch (see
+        :meth:`_persistent`). Otherwise each batch is an insert kernel (then a query
+        kernel that advances the batch counter): up to :data:`STREAM_STEPS` batches
+        are captured as a CUDA graph and replayed, or, if capture fails, the same
+        kernels are launched once per batch.
         """
         cp = self.xp
         m = int(u.shape[0])
@@ -239,6 +253,9 @@ class GpuIncremental(ArrayState):
         nb = -(-m // size)
         mixed = kind == "mixed"
         o = ops if mixed else self._no_ops
+        if size <= STREAM_PERSISTENT_MAX and self._persistent(u, v, o, mixed, m, size, nb, first,
+                                                              result):
+            return result
         grid, block = _grid(size), (BLOCK,)
         ins, qry = self._kernel("stream_insert"), self._kernel("stream_query")
         ins_args = (self.parents, self.aux, u, v, o, np.int32(mixed), np.int64(m), np.int64(size),
@@ -269,6 +286,38 @@ class GpuIncremental(ArrayState):
             graph.launch(stream)
         cur.wait_event(stream.record())
         return result
+
+    def _persistent(self, u: Any, v: Any, o: Any, mixed: bool, m: int, size: int,
+                    nb: int, first: int, result: Any) -> bool:
+        """Run the stream as one ``stream_persistent`` launch; False if the device
+        cannot say how many blocks fit at once (then the caller launches per batch).
+
+        The grid is at most the number of blocks the occupancy query says fit on
+        the device at once: its barrier waits for every block, so all must be
+        resident together (blocks that wait behind other work still start once
+        that work ends).
+        """
+        kern = self._kernel("stream_persistent")
+        resident = self._fns.get(("resident", self.dtype))
+        if resident is None:
+            try:
+                per_sm = self.xp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
+                    kern.kernel.ptr, BLOCK, 0)
+            except (AttributeError, self.xp.cuda.driver.CUDADriverError) as exc:
+                # no occupancy query here: the caller launches per batch
+                log.debug("incremental stream: occupancy query failed: %s", exc)
+                per_sm = 0
+            resident = self._fns[("resident", self.dtype)] = (
+                int(per_sm) * int(device_info()["sm_count"]))
+        if resident <= 0:
+            return False
+        # every block must be resident at once: the barrier waits for all of them
+        grid = max(1, min(-(-size // BLOCK), resident))
+        self._barrier.fill(0)
+        kern((grid,), (BLOCK,),
+             (self.parents, self.aux, u, v, o, np.int32(mixed), np.int64(m), np.int64(size),
+              np.int64(nb), result, self._hooks, np.int64(first), self._links, self._barrier))
+        return True
 
     def _capture(self, step: Callable[[], None], steps: int) -> Any:
         """``steps`` calls of ``step`` captured as a CUDA graph, or None if capture fails.
