@@ -160,7 +160,7 @@ struct UFState {
     // on the suite graphs whose parent arrays fit in L2; 9% slower for the grid's
     // unsampled finish (a 67 MB parent array). Kernels set it; other rules ignore it.
     int cached;
-    // Rem's union re-reads only the moved side's parent (see UniteRem::unite).
+    // Rem's union re-reads only the moved side's parent (UniteRem::unite_one_side).
     // Zero unless a kernel sets it (aggregate initialisation).
     int one_side;
 };
@@ -310,17 +310,40 @@ struct UniteRem {
         return s.cached ? ld_cached(s.p + x) : ld(s.p + x);
     }
 
-    // With s.one_side each iteration re-reads only the parent of the side that
-    // moved, and a splitting step's grandparent read serves as the next parent:
-    // the other side's value may be stale, but it is still an ancestor, which is
-    // all the argument above needs. It saves L2 traffic, which bounds the grid's
-    // unsampled finish (10% fewer L2 sectors, 1.47 -> 1.40 ms on the H100); where
-    // the parents fit in L2, fresh values end contended unions sooner (unsampled
-    // rmat22 4.1 -> 5.3 ms, er22 1.5 -> 2.1 ms, cong22 inserts 1.70 -> 1.80 ms
-    // reading one side), so the drivers set it only for parent arrays larger
-    // than L2. CONCOMP_REM_ONE_SIDE=0 re-reads both sides always.
     template <typename I>
     static __device__ __forceinline__ I unite(const UFState<I>& s, I x, I y) {
+        if (CONCOMP_REM_ONE_SIDE && s.one_side) return unite_one_side(s, x, y);
+        I* p = s.p;
+        I rx = x, ry = y;
+        while (true) {
+            I prx = parent(s, rx), pry = parent(s, ry);
+            if (prx == pry) return -1;
+            if (prx < pry) {
+                I t = rx; rx = ry; ry = t;
+                t = prx; prx = pry; pry = t;
+            }
+            if (rx == prx) {
+                I old = link(s, rx, pry);
+                if (old == rx) return rx;
+                rx = old;  // linked by someone else meanwhile: go on from its new parent
+                continue;
+            }
+            I known;
+            rx = S::step(p, rx, prx, pry, s.cached, known);
+        }
+    }
+
+    // The same walk re-reading only the parent of the side that moved, with a
+    // splitting step's grandparent read serving as the next parent: the other
+    // side's value may be stale, but it is still an ancestor, which is all the
+    // argument above needs. It saves L2 traffic, which bounds the grid's unsampled
+    // finish (10% fewer L2 sectors; 1.457 -> 1.406 ms on the H100, interleaved
+    // A/B). Where parents fit in L2, fresh values end contended unions sooner:
+    // re-reading one side, cong22 inserts took 1.80 ms instead of 1.70. So the
+    // drivers ask for it (UFState::one_side) only for parent arrays larger than
+    // L2. CONCOMP_REM_ONE_SIDE=0 turns it off everywhere (for measurements).
+    template <typename I>
+    static __device__ __forceinline__ I unite_one_side(const UFState<I>& s, I x, I y) {
         I rx = x, ry = y;
         I prx = parent(s, rx), pry = parent(s, ry);
         while (true) {
@@ -333,13 +356,11 @@ struct UniteRem {
             if (rx == prx) {
                 I old = link(s, rx, pry);
                 if (old == rx) return rx;
-                rx = old;  // linked by someone else meanwhile: go on from its new parent
+                rx = old;
             } else {
                 rx = S::step(s.p, rx, prx, pry, s.cached, known);
             }
-            bool one = CONCOMP_REM_ONE_SIDE && s.one_side;
-            prx = (one && known >= 0) ? known : parent(s, rx);
-            if (!one) pry = parent(s, ry);
+            prx = known >= 0 ? known : parent(s, rx);
         }
     }
 };
