@@ -205,9 +205,10 @@ class _Run:
             grid = (-(-n // BLOCK),) if FINISH_IN_ORDER else None
             # Rem re-reads one side per step where the parents overflow L2 (uf.cuh)
             one_side = not sampled and n * self.dt.itemsize > device_info()["l2_bytes"]
-            self.launch("finish_csr", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
-                        np.int32(k0), hb, lmax, np.int32(use), np.int32(not SAMPLE_COMPRESS),
-                        I(HEAVY_DEGREE), queue, qlen, np.int32(one_side), grid=grid)
+            self.launch("finish_csr_one_side" if one_side else "finish_csr", n, *self.uf,
+                        indptr, indices, e, self.hook_edge, I(n), np.int32(k0), hb, lmax,
+                        np.int32(use), np.int32(not SAMPLE_COMPRESS), I(HEAVY_DEGREE), queue,
+                        qlen, grid=grid)
             mark("finish_light")
             self.k.finish_heavy(_grid(device_info()["sm_count"] * 4 * BLOCK), (BLOCK,),
                                 (*self.uf, indptr, indices, e, self.hook_edge, np.int32(k0), hb,
