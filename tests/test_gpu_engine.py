@@ -190,3 +190,29 @@ def test_hook_based_sampling_keeps_edge_zero_of_linked_vertices(alg):
         got_count, got = concomp.connected_components(g, algorithm=alg, device="gpu")
         assert got_count == count
         np.testing.assert_array_equal(cp.asnumpy(got), labels)
+
+
+UNSAMPLED_CSR = [v for v in all_variants("gpu") if v.family == "unionfind"
+                 and str(v).startswith("none-") and str(v).endswith("-csr")]
+
+
+@pytest.mark.parametrize("variant", UNSAMPLED_CSR, ids=str)
+def test_one_sided_finish_on_small_graphs(variant, device_graphs, monkeypatch):
+    """The one-sided Rem walk (used where parents overflow L2) forced on the zoo."""
+    import cupy as cp
+
+    from concomp._gpu import components
+    from concomp._gpu.components import run_variant
+    from concomp.components import canonical_labels
+    from concomp.testing import assert_spanning_forest
+
+    monkeypatch.setattr(components, "ONE_SIDE_ABOVE_BYTES", 0)
+    for name, (g, (count, labels)) in device_graphs.items():
+        for dtype in (np.int32, np.int64):
+            g.clear_device_cache()
+            roots, _ = run_variant(g, variant, index_dtype=dtype)
+            got_count, got = canonical_labels(roots)
+            assert got_count == count, (name, str(variant))
+            np.testing.assert_array_equal(cp.asnumpy(got), labels, err_msg=f"{name} {variant}")
+        g.clear_device_cache()
+        assert_spanning_forest(g, concomp.spanning_forest(g, device="gpu", algorithm=variant))

@@ -38,6 +38,9 @@ KOUT_HOOK_FIRST = False  # measured slower on the suite (deeper trees to compres
 #: holds, instead of spanning the whole array from the start. gridp4k (a 67 MB
 #: parent array): 2.06 -> 1.44 ms on the H100; no change on the sampled graphs.
 FINISH_IN_ORDER = True
+#: The unsampled CSR finish walks Rem's unions one-sided (``cuda/uf.cuh``) when the
+#: parent array has more bytes than this; None: the device's L2 size (tests force it).
+ONE_SIDE_ABOVE_BYTES: int | None = None
 #: The COO finish with one thread per entry instead of a grid-stride loop, for the
 #: same reason as FINISH_IN_ORDER when entries come sorted by source (a symmetric
 #: input unites each edge from its larger end). H100, ms, grid-stride -> in order:
@@ -204,7 +207,9 @@ class _Run:
             # one thread per vertex (blocks of 128 to 1024 threads measured the same)
             grid = (-(-n // BLOCK),) if FINISH_IN_ORDER else None
             # Rem re-reads one side per step where the parents overflow L2 (uf.cuh)
-            one_side = not sampled and n * self.dt.itemsize > device_info()["l2_bytes"]
+            above = ONE_SIDE_ABOVE_BYTES
+            one_side = not sampled and n * self.dt.itemsize > (
+                device_info()["l2_bytes"] if above is None else above)
             self.launch("finish_csr_one_side" if one_side else "finish_csr", n, *self.uf,
                         indptr, indices, e, self.hook_edge, I(n), np.int32(k0), hb, lmax,
                         np.int32(use), np.int32(not SAMPLE_COMPRESS), I(HEAVY_DEGREE), queue,
