@@ -23,29 +23,38 @@ from bench_incremental import TARGET_MS, load_stream
 from concomp.incremental import IncrementalConnectivity
 
 
-def time_insert_batch(cp, n: int, alg: str, s, d, reps: int, components: int,
-                      setup=None) -> tuple[float, bool]:
-    """``(median ms, component count right?)`` of inserting ``(s, d)`` as one batch.
+def time_fresh(cp, n: int, alg: str | None, reps: int, call, setup=None, check=None):
+    """``(median ms, last structure, last result, every check passed?)`` of ``call(ic)``.
 
-    Each of ``reps`` timed runs (after one warm-up) uses a fresh structure;
-    ``setup(engine)``, if given, is applied to each before it runs.
+    Each of ``reps`` timed runs (after one warm-up) gets a fresh structure ``ic`` of
+    ``n`` vertices; ``setup(engine)``, if given, is applied to each before it runs,
+    and ``check(ic)``, if given, after. CUDA events around the call only.
     """
-    times, ok = [], True
+    times, ic, out, ok = [], None, None, True
     for i in range(reps + 1):
-        ic = IncrementalConnectivity(n, device="gpu", algorithm=alg)
+        ic = IncrementalConnectivity(n, device="gpu", algorithm=alg or "auto")
         if setup is not None:
             setup(ic._engine)
         cp.cuda.Device().synchronize()
         a, b = cp.cuda.Event(), cp.cuda.Event()
         a.record()
-        ic._engine.run("insert", None, s, d, 0)
+        out = call(ic)
         b.record()
         b.synchronize()
         if i:
             times.append(cp.cuda.get_elapsed_time(a, b))
-        ok = ok and ic._n - ic._engine.num_links() == components
-        del ic
-    return statistics.median(times), ok
+        ok = ok and (check is None or check(ic))
+    return statistics.median(times), ic, out, ok
+
+
+def time_insert_batch(cp, n: int, alg: str, s, d, reps: int, components: int,
+                      setup=None) -> tuple[float, bool]:
+    """``(median ms, component count right?)`` of inserting ``(s, d)`` as one batch
+    through the engine (validated already), as :func:`time_fresh` times it."""
+    ms, _, _, ok = time_fresh(cp, n, alg, reps,
+                              lambda ic: ic._engine.run("insert", None, s, d, 0), setup,
+                              lambda ic: ic._n - ic._engine.num_links() == components)
+    return ms, ok
 
 
 def main(argv=None) -> int:

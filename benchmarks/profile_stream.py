@@ -14,33 +14,20 @@ results of every batch. Configurations are interleaved over ``--rounds``.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_incremental import load_stream
-
-from concomp.incremental import IncrementalConnectivity
+from profile_incremental import time_fresh
 
 MODES = {"persistent": 1 << 62, "launches": 0}
 
 
 def time_stream(cp, n: int, s, d, size: int, reps: int):
     """``(median ms, last structure, last results)`` of one ``insert_batches`` call."""
-    times, ic, res = [], None, None
-    for i in range(reps + 1):
-        ic = IncrementalConnectivity(n, device="gpu")
-        cp.cuda.Device().synchronize()
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        res = ic.insert_batches(s, d, size)
-        b.record()
-        b.synchronize()
-        if i:
-            times.append(cp.cuda.get_elapsed_time(a, b))
-    return statistics.median(times), ic, res
+    return time_fresh(cp, n, None, reps, lambda ic: ic.insert_batches(s, d, size))[:3]
 
 
 def main(argv=None) -> int:

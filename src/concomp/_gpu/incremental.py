@@ -50,9 +50,10 @@ STREAM_GRAPHS = True
 #: Streams of batches of at most this many entries run as one persistent launch
 #: (``stream_persistent``): the grid meets at a barrier after each batch instead of
 #: relaunching, so a batch costs a barrier rather than a kernel launch. H100, 200
-#: batches of a suite graph's permuted stream (``benchmarks/profile_stream.py``), us
-#: per batch, captured launches -> persistent: 1e3 edges 7.0-7.4 -> 3.9-4.2, 1e4
-#: 8.8-10.2 -> 5.6-6.7, 1e5 10-22 -> 6-18; 1e6 (100 batches) 42 -> 30-32.
+#: batches of each suite graph's permuted stream (``benchmarks/profile_stream.py``,
+#: ``benchmarks/results/device/profile_stream.txt``), us per batch, captured launches
+#: -> persistent: 1e3 edges 7.1-9.0 -> 3.9-5.3, 1e4 8.2-10.3 -> 5.2-6.8, 1e5 9.8-22.3 ->
+#: 6.3-18.6; 1e6 (100 batches of rmat22 and cong22) 42 -> 30-32.
 STREAM_PERSISTENT_MAX = 1 << 20
 #: Blocks per SM of the batch insert kernel's grid-stride loop (``kernels.grid_for``
 #: launches 32 by default). Measured on the H100, one batch holding a suite graph
