@@ -57,33 +57,54 @@ def time_insert_batch(cp, n: int, alg: str, s, d, reps: int, components: int,
     return ms, ok
 
 
+def _apply(module, defaults: dict, cfg: str) -> None:
+    """Reset ``module``'s knobs to ``defaults``, then apply ``cfg`` ("KEY=1,KEY2=0")."""
+    for key, val in defaults.items():
+        setattr(module, key, val)
+    for item in filter(None, cfg.split(",")):
+        key, val = item.split("=")
+        if key not in defaults:
+            defaults[key] = getattr(module, key)
+        kind = int if defaults[key] is None else type(defaults[key])
+        setattr(module, key, kind(float(val)))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--graphs", default="rmat22,er22,gridp4k,cong22")
     ap.add_argument("--algorithms",
                     default="none-async-split-coo,none-rem_cas-split-coo,none-rem_cas-halve-coo")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="interleaved rounds of every configuration (A/B on one machine)")
     ap.add_argument("--orders", default="csr", help="csr and/or permuted")
     ap.add_argument("--blocks-per-sm", default="256",
                     help="comma-separated values of _gpu.incremental.INSERT_BLOCKS_PER_SM")
+    ap.add_argument("--knobs", default="",
+                    help="';'-separated configs of _gpu.incremental constants, each "
+                         "'KEY=value,...', e.g. 'TWO_PASS=0;TWO_PASS=1,TWO_PASS_FLATTEN=0'")
     args = ap.parse_args(argv)
     import cupy as cp
 
     from concomp._gpu import incremental as eng
 
+    configs = [c for c in args.knobs.split(";") if c] or [""]
+    defaults = {"INSERT_BLOCKS_PER_SM": eng.INSERT_BLOCKS_PER_SM}
     for name in args.graphs.split(","):
         n, csr, perm, components = load_stream(name, "gpu", False)
         for order in args.orders.split(","):
             s, d = csr if order == "csr" else perm
-            for alg, bps in itertools.product(args.algorithms.split(","),
-                                              args.blocks_per_sm.split(",")):
-                eng.INSERT_BLOCKS_PER_SM = int(bps)
+            for rnd, cfg, alg, bps in itertools.product(
+                    range(args.rounds), configs, args.algorithms.split(","),
+                    args.blocks_per_sm.split(",")):
+                _apply(eng, defaults, f"{cfg},INSERT_BLOCKS_PER_SM={bps}")
                 ms, ok = time_insert_batch(cp, n, alg, s, d, args.reps, components)
-                print(f"{name:8s} {order:8s} {alg:24s} blocks/SM={bps:>2s} ms={ms:.3f} "
-                      f"target={TARGET_MS[name]} {'ok' if ok else 'WRONG COMPONENT COUNT'}",
-                      flush=True)
+                print(f"{name:8s} {order:8s} {alg:24s} blocks/SM={bps:>3s} [{cfg}] "
+                      f"round={rnd} ms={ms:.3f} target={TARGET_MS[name]} "
+                      f"{'ok' if ok else 'WRONG COMPONENT COUNT'}", flush=True)
         s = d = csr = perm = None
         cp.get_default_memory_pool().free_all_blocks()
+    _apply(eng, defaults, "")
     return 0
 
 

@@ -405,8 +405,19 @@ GPU_ONLY = [pytest.param(a, marks=[pytest.mark.gpu, gpu])
             for a in GPU_ALGS or [inc.DEFAULT_ALGORITHM]]
 
 
+def _set_passes(monkeypatch, passes: str) -> None:
+    """Make every GPU insert batch run in one pass or in two (``_gpu.incremental.TWO_PASS``)."""
+    import concomp._gpu.incremental as gi
+
+    monkeypatch.setattr(gi, "TWO_PASS", passes == "two")
+    monkeypatch.setattr(gi, "TWO_PASS_ABOVE_BYTES", 0)
+    monkeypatch.setattr(gi, "TWO_PASS_MIN_BATCH", 0.0)
+
+
+@pytest.mark.parametrize("passes", ["one", "two"])
 @pytest.mark.parametrize("algorithm", GPU_ONLY)
-def test_gpu_batches_match_cpu(algorithm: str) -> None:
+def test_gpu_batches_match_cpu(algorithm: str, passes: str, monkeypatch) -> None:
+    _set_passes(monkeypatch, passes)
     rng = np.random.default_rng(13)
     # about one edge per vertex: many components, so a skipped insert shows in the labels
     n, m = 20_000, 20_000
@@ -432,6 +443,62 @@ def test_gpu_batches_match_cpu(algorithm: str) -> None:
         pos = _host(f.edge_ids)[mine]
         assert np.all(got[pos]) and np.all(~q[pos])
         np.testing.assert_array_equal(_host(f.src)[mine], u[pos])
+
+
+def _grid_batch(rng, side: int):
+    """Both directions of every edge of a side x side grid with permuted ids, sorted by
+    source (CSR order, as the incremental benchmark inserts the suite graphs)."""
+    ids = rng.permutation(side * side).reshape(side, side)
+    a = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
+    b = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
+    keep = rng.random(a.shape[0]) < 0.6  # holes: many components
+    u, v = np.concatenate([a[keep], b[keep]]), np.concatenate([b[keep], a[keep]])
+    order = np.lexsort((v, u))
+    return u[order], v[order]
+
+
+@pytest.mark.parametrize("passes", ["one", "two"])
+@pytest.mark.parametrize("index", ["int32", "int64"])
+@pytest.mark.parametrize("algorithm", GPU_ONLY)
+def test_gpu_symmetric_batch_in_csr_order(algorithm: str, index: str, passes: str,
+                                          monkeypatch) -> None:
+    """A whole symmetric graph as one batch (the two-pass case), then a second batch
+    into the same state, checked against SciPy and the CPU engine; 32- and 64-bit state."""
+    _set_passes(monkeypatch, passes)
+    rng = np.random.default_rng(41)
+    side = 150
+    n = side * side
+    if index == "int64":
+        monkeypatch.setattr(inc, "INT32_CAPACITY", 1000)  # n above it: a 64-bit state
+    g = IncrementalConnectivity(n, device="gpu", algorithm=algorithm)
+    assert g.index_dtype == np.dtype(index)
+    c = IncrementalConnectivity(n, device="cpu")
+    src, dst = [], []
+    for k in range(2):
+        u, v = _grid_batch(rng, side)
+        got, want = _host(g.insert(u, v)), c.insert(u, v)
+        assert int(got.sum()) == int(want.sum())
+        src.append(u)
+        dst.append(v)
+        _check_against_oracle(g, src, dst, n)
+        f = g.spanning_forest()
+        mine = _host(f.batch_ids) == k
+        pos = _host(f.edge_ids)[mine]
+        assert np.all(got[pos]) and int(mine.sum()) == int(got.sum())
+        np.testing.assert_array_equal(_host(f.src)[mine], u[pos])
+        np.testing.assert_array_equal(_host(f.dst)[mine], v[pos])
+    np.testing.assert_array_equal(_host(g.labels()), c.labels())
+
+
+def test_link_slots_match_the_kernels() -> None:
+    """The host sums as many link counters as the kernels spread their atomics over."""
+    import re
+
+    import concomp._gpu.incremental as gi
+    from concomp._gpu._compile import source_text
+
+    found = re.search(r"#define LINK_SLOTS (\d+)", source_text("incremental.cu"))
+    assert found is not None and int(found.group(1)) == gi.LINK_SLOTS
 
 
 @pytest.mark.parametrize("mode", ["persistent", "graph", "launches"])

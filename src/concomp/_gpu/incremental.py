@@ -2,9 +2,11 @@
 
 One batch costs one validation pass (min / max id and bad op codes in one
 reduction, one 24-byte download: the only host sync), then one kernel over the
-batch's inserts and one over its queries (``cuda/incremental.cu``). The union
-rule is a template parameter; the default (``incremental.DEFAULT_ALGORITHM``) is
-Rem's rule with path halving, which beat GConn's Union-Async with splitting here.
+batch's inserts and one over its queries (``cuda/incremental.cu``). A batch at
+least as large as the vertex set whose parent array overflows L2 inserts in two
+passes instead (see :data:`TWO_PASS`). The union rule is a template parameter;
+the default (``incremental.DEFAULT_ALGORITHM``) is Rem's rule with path halving,
+which beat GConn's Union-Async with splitting here.
 
 A stream of many small batches (:meth:`GpuIncremental.run_stream`) is validated
 once and needs no host synchronisation per batch. Batches of up to
@@ -61,6 +63,21 @@ STREAM_PERSISTENT_MAX = 1 << 20
 #: 512 / 1024: rmat22 1.57 / 1.41 / 1.44 / 1.48 / 1.64, gridp4k 5.81 / 5.08 / 4.87 /
 #: 5.16 / 5.63, cong22 1.78 / 1.68 / 1.69 / 1.73 / 1.80; 4, 8 or 16 were slower still.
 INSERT_BLOCKS_PER_SM = 256
+#: A batch of at least TWO_PASS_MIN_BATCH x capacity entries, on a parent array
+#: larger than L2 (or than TWO_PASS_ABOVE_BYTES when set; tests set 0), runs as two
+#: passes (``batch_insert_half``): its entries (a, b) with a > b, one thread each in
+#: position order; a flattening (if TWO_PASS_FLATTEN); then the others. gridp4k as
+#: one batch (67 M entries on 16.7 M vertices), H100, ms, one pass -> two passes:
+#: CSR order 4.76 -> 2.87, permuted 7.82 -> 6.05; without the flattening 3.04 and
+#: 6.14 (``benchmarks/profile_incremental.py --knobs``). Where the parents fit in L2
+#: one pass wins: rmat22 / er22 / cong22 1.34 / 1.63 / 1.64 -> 3.5 / 3.3 / 3.3.
+TWO_PASS = True
+TWO_PASS_MIN_BATCH = 1.0
+TWO_PASS_ABOVE_BYTES: int | None = None
+TWO_PASS_FLATTEN = True
+
+#: Link counters the kernels add to (``LINK_SLOTS`` in ``cuda/incremental.cu``).
+LINK_SLOTS = 256
 
 #: Union rules the incremental kernels take: the root-based CAS rules whose roots
 #: stay their component's minimum (Union-JTB links by rank, so it is left out).
@@ -76,6 +93,8 @@ def batch_names(unite: str, itype: str) -> dict[str, str]:
     """Name expressions of the batch kernels for one union rule and index type."""
     return {
         "insert": f"batch_insert<{itype}, {unite}>",
+        "insert_half": f"batch_insert_half<{itype}, {unite}, false>",
+        "insert_half_one_side": f"batch_insert_half<{itype}, {unite}, true>",
         "query": f"batch_query<{itype}>",
         "find": f"find_roots<{itype}>",
         "flatten": f"flatten_all<{itype}>",
@@ -112,7 +131,8 @@ class GpuIncremental(ArrayState):
         self._stats = cp.zeros(3, np.int64)
         # pinned: the one download per batch is a DMA, not a staged copy
         self._stats_host = cp.cuda.alloc_pinned_memory(24)
-        self._links = cp.zeros(1, np.int64)
+        # link counters: LINK_SLOTS of them, 32 bytes apart (see add_links in the kernels)
+        self._links = cp.zeros(LINK_SLOTS * 4, np.int64)
         self._no_ops = cp.zeros(1, np.int8)
         # streams: (batch index, blocks done with it), and the stream graphs run on
         self._ctrl = cp.zeros(2, np.int64)
@@ -195,10 +215,11 @@ class GpuIncremental(ArrayState):
             self.aux[:n] = linked.astype(np.int32) if hooks else 0
 
     def num_links(self) -> int:
-        return int(self._links.get()[0])
+        return int(self._links.get().sum())
 
     def _set_links(self, links: int) -> None:
-        self._links.fill(int(links))
+        self._links.fill(0)
+        self._links[0] = int(links)
 
     def _flatten(self, n: int) -> None:
         self._launch(self._kernel("flatten"), n, (self.parents, self.dtype.type(n)))
@@ -225,7 +246,23 @@ class GpuIncremental(ArrayState):
         result = cp.empty(m, dtype=bool)
         mixed = np.int32(kind == "mixed")
         o = ops if kind == "mixed" else self._no_ops
-        if kind != "query":
+        if kind != "query" and self._two_pass(m):
+            args = (self.parents, self.aux, u, v, o, mixed, np.int64(m), result, self._hooks,
+                    np.int64(batch), self._links)
+            # Both passes read parents through L1 (UFState::cached); the first walks
+            # Rem's unions one-sided. gridp4k, ms, in one A/B run (before the first
+            # pass stored every result): 2.95 as here; first pass uncached 3.18,
+            # two-sided 3.39; two or four entries per thread 3.10-3.63. The flattening
+            # in id order took 0.20 ms where a grid-stride loop took 0.21-0.24.
+            grid, block = (-(-m // BLOCK),), (BLOCK,)
+            self._kernel("insert_half_one_side")(grid, block, (*args, np.int32(1)))
+            if TWO_PASS_FLATTEN:
+                # one thread per vertex, in id order (parents point to smaller ids)
+                n = self.capacity
+                self._kernel("flatten")((-(-n // BLOCK),), block,
+                                        (self.parents, self.dtype.type(n)))
+            self._kernel("insert_half")(grid, block, (*args, np.int32(0)))
+        elif kind != "query":
             self._launch(self._kernel("insert"), m,
                          (self.parents, self.aux, u, v, o, mixed, np.int64(m), result,
                           self._hooks, np.int64(batch), self._links), INSERT_BLOCKS_PER_SM)
@@ -233,6 +270,13 @@ class GpuIncremental(ArrayState):
             self._launch(self._kernel("query"), m,
                          (self.parents, u, v, o, mixed, np.int64(m), result))
         return result
+
+    def _two_pass(self, m: int) -> bool:
+        if not TWO_PASS or m < TWO_PASS_MIN_BATCH * self.capacity:
+            return False
+        above = TWO_PASS_ABOVE_BYTES
+        limit = device_info()["l2_bytes"] if above is None else above
+        return self.capacity * self.dtype.itemsize > limit
 
     def run_stream(self, kind: str, ops: Any, u: Any, v: Any, first: int, size: int) -> Any:
         """Apply ``u``/``v`` as consecutive batches of ``size`` entries, ids ``first``, ....

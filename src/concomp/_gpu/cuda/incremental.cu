@@ -48,12 +48,20 @@ __global__ void batch_stats(const T* __restrict__ u, const T* __restrict__ v,
 }
 
 // ------------------------------------------------------------------ batches
-// Adds each thread's count of links to *total with one atomic per warp (every
-// lane must call it): one counter hit by every linking thread serialises, and a
-// batch can link millions of roots.
-__device__ __forceinline__ void add_links(long long* total, long long mine) {
+// Adds each thread's count of links to the link counter (every lane must call it).
+// The counter is LINK_SLOTS counters 32 bytes apart, which the host sums: atomics
+// on one address serialise, and one atomic per warp on a single counter cost a
+// batch of 67 M entries in one thread each 2.1 ms (gridp4k, H100: 2.1 M warps).
+// A warp picks its slot from its global index, so neighbouring warps, which
+// finish together, hit different slots.
+#define LINK_SLOTS 256
+#define LINK_STRIDE 4
+__device__ __forceinline__ void add_links(long long* links, long long mine) {
     for (int off = 16; off > 0; off >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, off);
-    if ((threadIdx.x & 31) == 0 && mine) atomic_add(total, mine);
+    if ((threadIdx.x & 31) == 0 && mine) {
+        unsigned warp = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) % LINK_SLOTS;
+        atomic_add(links + LINK_STRIDE * warp, mine);
+    }
 }
 
 // One insert at stream position i (pos: its position within its batch). A link
@@ -64,12 +72,14 @@ __device__ __forceinline__ void add_links(long long* total, long long mine) {
 // link, which on a 16.7 M-vertex grid (16.7 M links) doubled the time of a batch
 // (benchmarks/profile_incremental_cost.py). No equal-parents shortcut before the
 // union: two plain loads per edge measured slower on every suite graph.
+// only_true: store result[i] only when the insert links (the caller wrote false).
 template <typename I, class U>
 __device__ __forceinline__ long long insert_at(const UFState<I>& s, I a, I b, long long i,
                                                long long pos, bool* result, long long* hooks,
-                                               long long batch) {
+                                               long long batch, bool only_true = false) {
     I linked = U::unite(s, a, b);
-    st_stream(reinterpret_cast<unsigned char*>(result + i), (unsigned char)(linked >= 0));
+    if (!only_true || linked >= 0)
+        st_stream(reinterpret_cast<unsigned char*>(result + i), (unsigned char)(linked >= 0));
     if (linked < 0) return 0;
     longlong2* rec = reinterpret_cast<longlong2*>(hooks + 4 * (long long)linked);
     st_stream(rec, make_longlong2((long long)a, (long long)b));
@@ -89,6 +99,35 @@ __global__ void batch_insert(I* p, int* aux, const I* __restrict__ u, const I* _
         if (mixed && ops[i] != 0) continue;
         mine += insert_at<I, U>(s, ld_stream(u + i), ld_stream(v + i), i, i, result, hooks,
                                 batch);
+    }
+    add_links(links, mine);
+}
+
+// The inserts (a, b) of one batch with a > b (larger == 1) or a <= b (larger == 0).
+// A large batch whose parent array overflows L2 runs as two such passes, one
+// thread per entry in position order, with a flattening in between (see
+// GpuIncremental.run). In a batch in CSR order the first pass is the static
+// finish's order: links go to smaller ids, whose parents the rows before brought
+// into L2. In a symmetric batch the second pass then finds one root at both ends.
+// ONE_SIDE sets UFState::one_side (a template parameter for the reason given at
+// cc.cu's finish_csr).
+template <typename I, class U, bool ONE_SIDE>
+__global__ void batch_insert_half(I* p, int* aux, const I* __restrict__ u,
+                                  const I* __restrict__ v, const signed char* __restrict__ ops,
+                                  int mixed, long long m, bool* result, long long* hooks,
+                                  long long batch, long long* links, int larger) {
+    UFState<I> s = {p, aux, nullptr, 1, ONE_SIDE};  // cached reads: see GpuIncremental.run
+    long long mine = 0;
+    GRID_STRIDE(i, m) {
+        if (mixed && ops[i] != 0) continue;  // a query: batch_query writes its result
+        I a = ld_stream(u + i), b = ld_stream(v + i);
+        if ((a > b) != (larger != 0)) {
+            // the first pass writes every insert's result, so that it stores whole
+            // sectors and the second pass stores only the (rare) links it makes
+            if (larger) st_stream(reinterpret_cast<unsigned char*>(result + i), (unsigned char)0);
+            continue;
+        }
+        mine += insert_at<I, U>(s, a, b, i, i, result, hooks, batch, !larger);
     }
     add_links(links, mine);
 }
