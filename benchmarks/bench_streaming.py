@@ -189,10 +189,13 @@ def row(name: str, m: int, itemsize: int, seconds: float, times: list[float], h2
             "edge_bytes_per_s": bytes_per_s, "ratio_to_h2d": bytes_per_s / h2d}
 
 
-def run(name: str, chunks, n: int, variant: str, m: int, reps: int, h2d: float) -> dict:
+def run(name: str, chunks, n: int, variant: str, m: int, reps: int, h2d: float,
+        chunk_edges: int | None = None) -> dict:
     sec, times, res = timed(lambda: stream_components(chunks, n, device="gpu",
-                                                      algorithm=variant), reps)
-    return {**row(name, m, 4, sec, times, h2d), "components": int(res[0])}
+                                                      algorithm=variant,
+                                                      chunk_edges=chunk_edges), reps)
+    return {**row(name, m, 4, sec, times, h2d), "components": int(res[0]),
+            "chunk_edges": chunk_edges}
 
 
 def bench_graph(cp, kind: str, args, h2d: float) -> dict:
@@ -222,7 +225,10 @@ def bench_graph(cp, kind: str, args, h2d: float) -> dict:
     del ds, dd
     cp.get_default_memory_pool().free_all_blocks()
     for v in variants:
-        out["runs"].append(run(f"{v} pageable host", (src, dst), n, v, m, args.reps, h2d))
+        for ce in args.chunk_edges:
+            label = "" if ce is None else f" chunk=2^{ce.bit_length() - 1}"
+            out["runs"].append(run(f"{v} pageable host{label}", (src, dst), n, v, m, args.reps,
+                                   h2d, ce))
     if args.pinned_input:
         import cupyx
 
@@ -232,7 +238,7 @@ def bench_graph(cp, kind: str, args, h2d: float) -> dict:
                                args.reps, h2d))
         del ps, pd
     for r in out["runs"]:
-        print(f"  {r['run']:<48} {r['median_s'] * 1e3:9.1f} ms  {r['edges_per_s'] / 1e9:6.2f} "
+        print(f"  {r['run']:<58} {r['median_s'] * 1e3:9.1f} ms  {r['edges_per_s'] / 1e9:6.2f} "
               f"Gedges/s  {r['edge_bytes_per_s'] / 1e9:6.1f} GB/s  {r['ratio_to_h2d']:5.2f} of H2D",
               flush=True)
     out["host_register_bytes_per_s"] = register_rate(cp, src)
@@ -251,7 +257,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device-edges", type=int, default=1 << 28,
                     help="edges kept on the device for the kernel-only runs")
     ap.add_argument("--no-pinned-input", dest="pinned_input", action="store_false")
+    ap.add_argument("--chunk-edges", default="default",
+                    help="comma-separated edges per slot for the pageable runs "
+                         "('default': the library's choice)")
     args = ap.parse_args(argv)
+    args.chunk_edges = [None if c == "default" else int(c) for c in args.chunk_edges.split(",")]
     cp = cupy_or_raise()
     info = device_info()
     h2d = h2d_pinned(cp)

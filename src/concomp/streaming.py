@@ -104,7 +104,7 @@ def stream_components(
         The slots are sized to fit; :class:`~concomp.DeviceMemoryError` names the
         bytes needed when even the labels do not fit.
     chunk_edges : int, optional
-        GPU only: edges per device slot (default 2**24, shrunk to fit
+        GPU only: edges per device slot (default 2**22, shrunk to fit
         ``max_device_bytes``). Input chunks of any size are packed or cut to it.
     return_labels : bool
         As in SciPy: when False only the count is returned.

@@ -23,10 +23,12 @@ slots from ``max_device_bytes``. The union rules are the cc.cu policies
 without sampling (``use_lmax=0``). Labels come back through pinned bounce buffers
 (:func:`download`).
 
-Measured on one H100/H200 host (``benchmarks/bench_streaming.py``, 1e9 edges,
-n = 2**26, pinned H2D 55 GB/s): 0.86-0.88 of the H2D bandwidth from page-locked
-input, 0.65-0.78 from ordinary (pageable) input, where the host staging copy is
-bound by host memory bandwidth (read, write and the DMA's read of every id).
+Measured on the H100 host (``benchmarks/bench_streaming.py``, 1e9 edges,
+n = 2**26, pinned H2D 54.8 GB/s), with slots of 2**22 edges: 0.81-0.82 of the H2D
+bandwidth from ordinary (pageable) input. With 2**24-edge slots it was 0.59-0.78
+(H100 and H200 runs): the staged slots then left the last-level cache before the
+DMA read them, and host memory served the staging read, its write and the DMA's
+read of every id (:data:`DEFAULT_CHUNK_EDGES`).
 
 References
 ----------
@@ -67,10 +69,15 @@ __all__ = [
     "download",
 ]
 
-#: Edges per slot when no budget says otherwise: 128 MiB of int32 ids per slot,
-#: small enough that filling and draining the pipeline costs a few percent of a
-#: billion-edge stream, large enough that launch and event overheads vanish.
-DEFAULT_CHUNK_EDGES = 1 << 24
+#: Edges per slot when no budget says otherwise: 32 MiB of int32 ids per slot.
+#: Ordinary (pageable) input is staged through the pinned slots by the host, and
+#: slots this small stay in the host's last-level cache until the DMA reads them,
+#: so host memory serves the staging read only. H100 host (300 MiB L3, 16 cores),
+#: 1e9 edges from pageable memory (``benchmarks/bench_streaming.py --chunk-edges``,
+#: ``benchmarks/results/device/streaming_chunks_h100.json``), share of the pinned
+#: H2D bandwidth for 2**24 / 2**23 / 2**22 / 2**21 edges per slot: 0.59-0.62 /
+#: 0.76-0.77 / 0.81-0.82 / 0.71-0.72 (smaller slots pay more per-slot overhead).
+DEFAULT_CHUNK_EDGES = 1 << 22
 #: Below this a slot costs more in launches and host round trips than it moves.
 MIN_CHUNK_EDGES = 256
 SLOTS = 2
@@ -115,7 +122,7 @@ def plan_chunk_edges(max_device_bytes: int | None, num_nodes: int | None, dtype:
     >>> from concomp.variants import Variant
     >>> v = Variant.parse("none-async-halve-coo")
     >>> plan_chunk_edges(None, 10**6, np.int32, v)
-    16777216
+    4194304
     >>> plan_chunk_edges(4_000_000 + 4096 + 16 * 5000, 10**6, np.int32, v)
     5000
     """
