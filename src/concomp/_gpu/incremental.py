@@ -250,10 +250,11 @@ class GpuIncremental(ArrayState):
             args = (self.parents, self.aux, u, v, o, mixed, np.int64(m), result, self._hooks,
                     np.int64(batch), self._links)
             # Both passes read parents through L1 (UFState::cached); the first walks
-            # Rem's unions one-sided. gridp4k, ms, in one A/B run (before the first
-            # pass stored every result): 2.95 as here; first pass uncached 3.18,
-            # two-sided 3.39; two or four entries per thread 3.10-3.63. The flattening
-            # in id order took 0.20 ms where a grid-stride loop took 0.21-0.24.
+            # Rem's unions one-sided. gridp4k, ms, A/B runs before the first pass
+            # stored every result: 2.95 as here; first pass with relaxed reads 3.18,
+            # and two-sided too 3.39 (vs 3.21); two or four entries per thread
+            # 3.10-3.63. The flattening in id order took 0.20 ms where a grid-stride
+            # loop took 0.21-0.24.
             grid, block = (-(-m // BLOCK),), (BLOCK,)
             self._kernel("insert_half_one_side")(grid, block, (*args, np.int32(1)))
             if TWO_PASS_FLATTEN:
