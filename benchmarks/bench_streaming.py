@@ -226,7 +226,9 @@ def bench_graph(cp, kind: str, args, h2d: float) -> dict:
     cp.get_default_memory_pool().free_all_blocks()
     for v in variants:
         for ce in args.chunk_edges:
-            label = "" if ce is None else f" chunk=2^{ce.bit_length() - 1}"
+            power = ce is not None and ce & (ce - 1) == 0
+            label = ("" if ce is None else f" chunk=2^{ce.bit_length() - 1}" if power
+                     else f" chunk={ce}")
             out["runs"].append(run(f"{v} pageable host{label}", (src, dst), n, v, m, args.reps,
                                    h2d, ce))
     if args.pinned_input:

@@ -497,8 +497,9 @@ def test_link_slots_match_the_kernels() -> None:
     import concomp._gpu.incremental as gi
     from concomp._gpu._compile import source_text
 
-    found = re.search(r"#define LINK_SLOTS (\d+)", source_text("incremental.cu"))
-    assert found is not None and int(found.group(1)) == gi.LINK_SLOTS
+    for name in ("LINK_SLOTS", "LINK_STRIDE"):
+        found = re.search(rf"#define {name} (\d+)", source_text("incremental.cu"))
+        assert found is not None and int(found.group(1)) == getattr(gi, name)
 
 
 @pytest.mark.parametrize("mode", ["persistent", "graph", "launches"])

@@ -68,16 +68,19 @@ INSERT_BLOCKS_PER_SM = 256
 #: passes (``batch_insert_half``): its entries (a, b) with a > b, one thread each in
 #: position order; a flattening (if TWO_PASS_FLATTEN); then the others. gridp4k as
 #: one batch (67 M entries on 16.7 M vertices), H100, ms, one pass -> two passes:
-#: CSR order 4.76 -> 2.87, permuted 7.82 -> 6.05; without the flattening 3.04 and
-#: 6.14 (``benchmarks/profile_incremental.py --knobs``). Where the parents fit in L2
-#: one pass wins: rmat22 / er22 / cong22 1.34 / 1.63 / 1.64 -> 3.5 / 3.3 / 3.3.
+#: CSR order 4.75 -> 2.80-2.81, permuted 7.81 -> 6.02; without the flattening 2.98-2.99
+#: and 6.11 (``benchmarks/profile_incremental.py --knobs``, two rounds). Where the
+#: parents fit in L2 one pass wins: rmat22 / er22 / cong22 1.34 / 1.63 / 1.64 -> 3.5 /
+#: 3.3 / 3.3.
 TWO_PASS = True
 TWO_PASS_MIN_BATCH = 1.0
 TWO_PASS_ABOVE_BYTES: int | None = None
 TWO_PASS_FLATTEN = True
 
-#: Link counters the kernels add to (``LINK_SLOTS`` in ``cuda/incremental.cu``).
+#: Link counters the kernels add to, LINK_STRIDE int64 words apart (``LINK_SLOTS`` and
+#: ``LINK_STRIDE`` in ``cuda/incremental.cu``).
 LINK_SLOTS = 256
+LINK_STRIDE = 4
 
 #: Union rules the incremental kernels take: the root-based CAS rules whose roots
 #: stay their component's minimum (Union-JTB links by rank, so it is left out).
@@ -132,7 +135,7 @@ class GpuIncremental(ArrayState):
         # pinned: the one download per batch is a DMA, not a staged copy
         self._stats_host = cp.cuda.alloc_pinned_memory(24)
         # link counters: LINK_SLOTS of them, 32 bytes apart (see add_links in the kernels)
-        self._links = cp.zeros(LINK_SLOTS * 4, np.int64)
+        self._links = cp.zeros(LINK_SLOTS * LINK_STRIDE, np.int64)
         self._no_ops = cp.zeros(1, np.int8)
         # streams: (batch index, blocks done with it), and the stream graphs run on
         self._ctrl = cp.zeros(2, np.int64)
