@@ -20,9 +20,16 @@ def test_small_graphs_take_the_three_kernel_coo_variant():
     assert str(autoselect.choose(g)) == "none-rem_cas-splice-coo"
 
 
-def test_low_degree_graphs_skip_sampling(large):
-    g = concomp.generators.grid(64, 64, permute=True, seed=2)
+def test_road_like_graphs_skip_sampling(large):
+    g = concomp.generators.gnm(4096, 5000, seed=2)  # average degree 2.4
     assert str(autoselect.choose(g)) == "none-rem_cas-splice-csr"
+
+
+def test_meshes_take_kout_over_lower_neighbours(large):
+    g = concomp.generators.grid(64, 64, torus=True, permute=True, seed=2)  # degree 4
+    assert autoselect.LOW_DEGREE <= 4.0 < autoselect.MESH_DEGREE
+    assert autoselect.degree_cv(g) < autoselect.SKEWED_CV
+    assert str(autoselect.choose(g)) == "koutl-rem_cas-splice-csr"
 
 
 def test_skewed_graphs_take_hook_based_sampling(large):

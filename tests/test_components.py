@@ -64,7 +64,7 @@ def test_zoo_cpu(variant, name):
 @pytest.mark.gpu
 @pytest.mark.parametrize("variant", GPU_VARIANTS, ids=str)
 def test_zoo_gpu(variant):
-    # one item per variant (353 of them): the zoo loops inside to keep collection cheap
+    # one item per variant (419 of them): the zoo loops inside to keep collection cheap
     for name in ZOO:
         check_zoo_graph("gpu", variant, name)
 
@@ -257,3 +257,46 @@ def test_real_graph_counts(path, real_data_dir):
         count, labels = concomp.connected_components(g, device="cpu", algorithm=algorithm)
         assert count == facts.weak_components, algorithm
         assert int(np.bincount(labels).max()) == facts.largest_component, algorithm
+
+
+# ------------------------------------------------------------ k-out over lower neighbours
+def _late_lower_neighbours_csr():
+    """A symmetric CSR whose vertex 100 lists 150 larger neighbours before its two
+    smaller ones (3 and 7, on a path 0-1-...-99), and 49 isolated vertices after.
+
+    k-out over lower neighbours scans only the first KOUT_LOWER_SCAN entries of a
+    row, so it misses (100, 3) and (100, 7); the path is then outside the most
+    frequent component, and the finish must unite those edges from the path's side.
+    """
+    n = 300
+    rows: list[list[int]] = [[] for _ in range(n)]
+    for v in range(99):
+        rows[v].append(v + 1)
+        rows[v + 1].append(v)
+    rows[100] = list(range(101, 251)) + [3, 7]
+    for w in range(101, 251):
+        rows[w].append(100)
+    rows[3].append(100)
+    rows[7].append(100)
+    indptr = np.cumsum([0] + [len(r) for r in rows])
+    indices = np.concatenate([np.asarray(r, dtype=np.int64) for r in rows])
+    return indptr, indices, n
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("algorithm", ["koutl-rem_cas-splice-csr", "koutl-async-halve-coo",
+                                       "koutl3-rem_cas-splice-coo", "koutl-ecl-jump-csr"])
+def test_kout_lower_misses_late_rows_and_the_finish_unites_them(device, algorithm):
+    from concomp._cpu.components import KOUT_LOWER_SCAN
+
+    if device == "gpu" and not HAS_GPU:
+        pytest.skip(gpu_status()[1])
+    indptr, indices, n = _late_lower_neighbours_csr()
+    assert indptr[101] - indptr[100] - 2 >= KOUT_LOWER_SCAN  # the premise
+    g = concomp.Graph.from_csr(indptr, indices, num_nodes=n, symmetric=True)
+    count, labels = concomp.connected_components(g.to(device), device=device,
+                                                 algorithm=algorithm)
+    src = np.repeat(np.arange(n), np.diff(indptr))
+    ref_count, ref_labels = reference_components(src, indices, n)
+    assert count == ref_count == 50
+    np.testing.assert_array_equal(np.asarray(concomp._arrays.to_numpy(labels)), ref_labels)

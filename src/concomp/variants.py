@@ -10,6 +10,7 @@ pytest id and the log line::
 
     kout-async-halve-csr      k-out sampling (k=2), Union-Async, path halving, CSR
     kout3-rem_cas-splice-coo  k=3, Union-Rem-CAS with splicing, edge-parallel COO
+    koutl-rem_cas-splice-csr  k-out over lower neighbours (k=2), Rem-CAS, splicing, CSR
     none-jtb-split-csr        no sampling, Union-JTB with two-try splitting
 
 :func:`all_variants` generates the product for a device; nothing keeps a hand list.
@@ -54,6 +55,9 @@ class Sampling(_StrEnum):
     NONE = "none"  #: no sampling: the finish sees every edge
     KOUT = "kout"  #: k-out: union each vertex with its first k neighbours (Afforest)
     KOUT_RANDOM = "koutr"  #: k-out with k neighbours drawn uniformly at random
+    #: k-out over lower neighbours (concomp): each vertex, in id order, unites its
+    #: first k neighbours with smaller ids
+    KOUT_LOWER = "koutl"
     HB = "hb"  #: hook-based: hook to the first neighbour, then union N edges of each root
     BFS = "bfs"  #: direction-optimising BFS from a sampled high-degree vertex
     STAGES = "stages"  #: Cong & Muzio's Stages: permuted edge groups of k*n edges (meta algorithm)
@@ -152,7 +156,9 @@ LAYOUTS: dict[Finish, tuple[Layout, ...]] = {
 #: The GConn samplers; each combines with every finish that has no fixed schedule
 #: of its own in the papers (GConn's G_ECL-CC and G_Afforest included).
 GCONN_SAMPLERS = (Sampling.NONE, Sampling.KOUT, Sampling.KOUT_RANDOM, Sampling.HB, Sampling.BFS)
-SAMPLERS: dict[Finish, tuple[Sampling, ...]] = {f: GCONN_SAMPLERS for f in Finish}
+#: ... and concomp's k-out over lower neighbours, which combines with the same finishes.
+SAMPLERS: dict[Finish, tuple[Sampling, ...]] = {
+    f: GCONN_SAMPLERS + (Sampling.KOUT_LOWER,) for f in Finish}
 # Stages is Cong & Muzio's meta algorithm: it wraps their CC / CC-updt, SV, and the
 # root-based union-find rules, one permuted edge group at a time.
 for _f in (Finish.SV, Finish.ASYNC, Finish.REM_CAS):
@@ -167,6 +173,7 @@ DEFAULT_K: dict[Sampling, int | None] = {
     Sampling.NONE: None,
     Sampling.KOUT: 2,
     Sampling.KOUT_RANDOM: 2,
+    Sampling.KOUT_LOWER: 2,
     Sampling.HB: 4,
     Sampling.BFS: None,
     Sampling.STAGES: 1,
@@ -181,7 +188,7 @@ GPU_SAMPLINGS: set[Sampling] = set(Sampling)
 #: with a compare-and-swap intrinsic (``_cpu/atomics.py``) when numba has more than
 #: one thread, serially otherwise, and ECL_af in parallel without atomics.
 CPU_SUPPORT: dict[str, tuple] = {
-    "sampling": (Sampling.NONE, Sampling.KOUT),
+    "sampling": (Sampling.NONE, Sampling.KOUT, Sampling.KOUT_LOWER),
     "finish": (Finish.ASYNC, Finish.REM_CAS, Finish.ECL, Finish.ECL_AF),
     "layout": (Layout.COO, Layout.CSR),
 }
@@ -255,7 +262,7 @@ class Variant:
         k = self.k if self.k is not None else DEFAULT_K[s]
         if DEFAULT_K[s] is None and self.k is not None:
             raise InvalidVariantError(f"k={self.k} given but sampling={s.value!r} takes no k; "
-                                      "only 'kout', 'koutr', 'hb' and 'stages' do.")
+                                      "only 'kout', 'koutr', 'koutl', 'hb' and 'stages' do.")
         if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
             raise InvalidVariantError(f"k={k!r} must be a positive int.")
         c = Compress(c) if f in UNION_FIND else c

@@ -1,4 +1,5 @@
-"""CPU connected components: union-find over COO edges, and Afforest-style k-out sampling.
+"""CPU connected components: union-find over COO edges, and Afforest-style k-out sampling
+(the first k neighbours of each vertex, or its first k lower neighbours).
 
 Driver contract (shared with ``_gpu/components.py``): ``component_roots(graph, variant)``
 returns an array whose entry ``v`` is the minimum vertex id of ``v``'s component.
@@ -49,6 +50,39 @@ def _kout_round(p, indptr, indices, r, mode, rem):
                 rem_union(p, v, indices[j], mode)
             else:
                 union(p, v, indices[j], mode)
+
+
+#: k-out over lower neighbours looks at most this many entries into each row (as
+#: ``_gpu/components.KOUT_LOWER_SCAN``).
+KOUT_LOWER_SCAN = 64
+
+
+@nb.njit(cache=True)
+def _kout_lower(p, indptr, indices, k, mode, rem, scan):
+    """Union every vertex, in id order, with its first k neighbours of smaller id
+    among the first ``scan`` entries of its row."""
+    for v in range(indptr.shape[0] - 1):
+        found = 0
+        for j in range(indptr[v], min(indptr[v + 1], indptr[v] + scan)):
+            if found == k:
+                break
+            w = indices[j]
+            if w < v:
+                found += 1
+                if rem:
+                    rem_union(p, v, w, mode)
+                else:
+                    union(p, v, w, mode)
+
+
+def sample(p: np.ndarray, indptr, indices, variant: Variant, mode: int, rem: bool) -> int:
+    """Run ``variant``'s sampler on ``p``; return the leading edges per row it covered."""
+    if variant.sampling == Sampling.KOUT_LOWER:
+        _kout_lower(p, indptr, indices, variant.k, mode, rem, KOUT_LOWER_SCAN)
+        return 0  # the sampled edges are not a prefix of the rows
+    for r in range(variant.k):
+        _kout_round(p, indptr, indices, r, mode, rem)
+    return variant.k
 
 
 @nb.njit(cache=True)
@@ -105,9 +139,7 @@ def component_roots(graph: Graph, variant: Variant) -> np.ndarray:
         flatten(p)
         return p
     indptr, indices, _ = graph.undirected_csr()
-    k = variant.k
-    for r in range(k):
-        _kout_round(p, indptr, indices, r, mode, rem)
+    k = sample(p, indptr, indices, variant, mode, rem)
     flatten(p)
     lmax = _most_frequent_root(p)
     if variant.layout == Layout.CSR:

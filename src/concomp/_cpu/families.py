@@ -80,7 +80,7 @@ def rem_cas_roots(graph: Graph) -> np.ndarray:
 
 # ------------------------------------------------------------------ ECL-CC
 def _ecl_variant_roots(graph: Graph, variant: Variant) -> np.ndarray:
-    from .components import _kout_round, _most_frequent_root
+    from .components import _most_frequent_root, sample
 
     dt = graph.index_dtype
     n = graph.num_nodes
@@ -91,13 +91,12 @@ def _ecl_variant_roots(graph: Graph, variant: Variant) -> np.ndarray:
     if variant.finish == Finish.ECL_AF:
         return ecl_af_roots(indptr, indices)
     parallel = parallel_threads() > 1
-    if variant.sampling == Sampling.KOUT:
+    if variant.sampling != Sampling.NONE:
         p = np.arange(n, dtype=dt)
-        for r in range(variant.k):
-            _kout_round(p, indptr, indices, r, HALVE, False)
+        k0 = sample(p, indptr, indices, variant, HALVE, False)
         flatten(p)
         return ecl_roots(indptr, indices, parallel=parallel, labels=p,
-                         lmax=_most_frequent_root(p), k0=variant.k)
+                         lmax=_most_frequent_root(p), k0=k0)
     return ecl_roots(indptr, indices, parallel=parallel)
 
 

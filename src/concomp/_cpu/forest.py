@@ -17,7 +17,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..variants import Finish, Layout, Sampling, Variant
-from .components import _most_frequent_root
+from .components import KOUT_LOWER_SCAN, _most_frequent_root
 from .unionfind import MODE_OF, flatten, rem_union, union
 
 def link_mode(variant: Variant) -> tuple[int, bool]:
@@ -57,6 +57,22 @@ def _kout_forest_round(p, hook, indptr, indices, eids, r, mode, rem):
 
 
 @nb.njit(cache=True)
+def _kout_lower_forest(p, hook, indptr, indices, eids, k, mode, rem, scan):
+    """Union every vertex, in id order, with its first k neighbours of smaller id
+    among the first ``scan`` entries of its row, recording the linking edges."""
+    for v in range(indptr.shape[0] - 1):
+        found = 0
+        for j in range(indptr[v], min(indptr[v + 1], indptr[v] + scan)):
+            if found == k:
+                break
+            if indices[j] < v:
+                found += 1
+                root = link_rec(p, v, indices[j], mode, rem)
+                if root >= 0:
+                    hook[root] = eids[j]
+
+
+@nb.njit(cache=True)
 def _csr_forest(p, hook, indptr, indices, eids, k, mode, rem, lmax):
     """Edges from position k of every vertex outside the ``lmax`` component.
 
@@ -89,12 +105,18 @@ def spanning_forest_ids(graph: Graph, variant: Variant) -> tuple[np.ndarray, int
             _csr_forest(p, hook, indptr, indices, eids, 0, mode, rem, -1)
     else:
         indptr, indices, eids = graph.undirected_csr()
-        for r in range(variant.k):
-            _kout_forest_round(p, hook, indptr, indices, eids, r, mode, rem)
+        k0 = variant.k
+        if variant.sampling == Sampling.KOUT_LOWER:
+            _kout_lower_forest(p, hook, indptr, indices, eids, variant.k, mode, rem,
+                               KOUT_LOWER_SCAN)
+            k0 = 0  # the sampled edges are not a prefix of the rows
+        else:
+            for r in range(variant.k):
+                _kout_forest_round(p, hook, indptr, indices, eids, r, mode, rem)
         flatten(p)
         lmax = _most_frequent_root(p)
         if variant.layout == Layout.CSR:
-            _csr_forest(p, hook, indptr, indices, eids, variant.k, mode, rem, lmax)
+            _csr_forest(p, hook, indptr, indices, eids, k0, mode, rem, lmax)
         else:
             src, dst = graph.coo()
             _coo_forest(p, hook, src, dst, mode, rem, lmax)

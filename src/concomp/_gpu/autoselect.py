@@ -12,6 +12,18 @@ degree shape (H100, ``benchmarks/results/gpu_auto_session3``): on skewed graphs 
 is best or within 1% (rmat22 0.188 ms, best 0.186; cong22 0.307, next N = 3 at
 0.328), on uniform ones more edges pay (er22: N = 8 0.284, N = 4 0.310, N = 2 0.348).
 Small graphs are bound by launches, so the three-kernel COO variant wins there.
+
+k-out over lower neighbours (``koutl``, session 8) changed the low-degree case: each
+vertex, in id order, unites its first two neighbours of smaller id, which on a mesh
+joins all but a fraction of a percent of the vertices into one component while it
+skips the unions of every further lower neighbour (a fifth of a grid's edges, the
+costliest ones: they close cycles deep in the trees). H100, ms, unsampled Rem ->
+koutl: gridp4k 1.40 -> 1.15, a 2048 x 2048 permuted grid 0.39 -> 0.31, a permuted
+200^3 grid (degree 6) 0.68 -> 0.58 (hb8 0.73). On sparser graphs fewer edges are
+skipped: a 4096 x 4096 grid keeping 80% of its edges (average degree 3.2) 1.25 ->
+1.15, 70% (2.8) even, 60% (2.4, road-like) 1.07 -> 1.29. On uniform random graphs
+hook-based sampling takes over between average degree 6 (koutl 0.58, hb 0.61, scale
+23) and 8 (koutl 0.31, hb 0.29, scale 22).
 """
 
 from __future__ import annotations
@@ -24,7 +36,10 @@ from ..variants import Variant
 #: 27 real graphs of the suite).
 SMALL_ENTRIES = 4_000_000
 #: Average degree (CSR entries per vertex) under which sampling is skipped.
-LOW_DEGREE = 5.0
+LOW_DEGREE = 3.0
+#: Average degree under which graphs that are not skewed sample with koutl (and
+#: above which with hb8).
+MESH_DEGREE = 7.0
 #: Coefficient of variation of sampled degrees above which a graph counts as skewed
 #: (uniform random graphs sit near 1/sqrt(mean degree), R-MAT graphs well above 1).
 SKEWED_CV = 1.0
@@ -59,4 +74,6 @@ def _choose(graph: Graph) -> Variant:
         return Variant.parse("none-rem_cas-splice-csr")
     if degree_cv(graph) > SKEWED_CV:
         return Variant.parse("hb-rem_cas-splice-csr")
+    if entries / n < MESH_DEGREE:
+        return Variant.parse("koutl-rem_cas-splice-csr")
     return Variant.parse("hb8-rem_cas-splice-csr")

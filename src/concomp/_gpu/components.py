@@ -38,8 +38,9 @@ KOUT_HOOK_FIRST = False  # measured slower on the suite (deeper trees to compres
 #: holds, instead of spanning the whole array from the start. gridp4k (a 67 MB
 #: parent array): 2.06 -> 1.44 ms on the H100; no change on the sampled graphs.
 FINISH_IN_ORDER = True
-#: The unsampled CSR finish walks Rem's unions one-sided (``cuda/uf.cuh``) when the
-#: parent array has more bytes than this; None: the device's L2 size (tests force it).
+#: The unsampled CSR finish and k-out over lower neighbours walk Rem's unions
+#: one-sided (``cuda/uf.cuh``) when the parent array has more bytes than this;
+#: None: the device's L2 size (tests force it).
 ONE_SIDE_ABOVE_BYTES: int | None = None
 #: The COO finish with one thread per entry instead of a grid-stride loop, for the
 #: same reason as FINISH_IN_ORDER when entries come sorted by source (a symmetric
@@ -49,6 +50,10 @@ ONE_SIDE_ABOVE_BYTES: int | None = None
 #: Only er22 unsampled lost (1.63 -> 2.08; its parents fit in L2 either way), and
 #: ``auto`` runs er22 sampled over the CSR.
 COO_IN_ORDER = True
+#: k-out over lower neighbours looks for its k neighbours w < v among the first
+#: this many entries of v's row, so that one thread never walks a hub's whole row
+#: (sampling may miss edges; the finish unites every edge of the vertices it keeps).
+KOUT_LOWER_SCAN = 64
 
 
 class _Run:
@@ -95,6 +100,12 @@ class _Run:
         return (HB_ONE_PASS and self.v.sampling == Sampling.HB and not self.k.jtb
                 and not self.needs_aux and not self.record)
 
+    def parents_overflow_l2(self) -> bool:
+        """Whether the parent array has more bytes than L2 (or ONE_SIDE_ABOVE_BYTES)."""
+        above = ONE_SIDE_ABOVE_BYTES
+        return self.n * self.dt.itemsize > (device_info()["l2_bytes"] if above is None
+                                            else above)
+
     def init(self) -> None:
         self.launch("init", self.n, self.p, self.aux, self.packed, self.hook_edge,
                     self.scratch, self.I(self.n), np.int32(self.needs_aux),
@@ -120,7 +131,13 @@ class _Run:
         s, n, I = self.v.sampling, self.n, self.I
         indptr, indices, eids = self.csr()
         e = eids if self.record else self.dummy
-        if s == Sampling.KOUT:
+        if s == Sampling.KOUT_LOWER:
+            # one thread per vertex, no grid stride: block order is the id order
+            name = "kout_lower_one_side" if self.parents_overflow_l2() else "kout_lower"
+            self.launch(name, n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
+                        np.int32(self.v.k), I(KOUT_LOWER_SCAN), grid=(-(-n // BLOCK),))
+            k0 = 0  # the sampled edges are not a prefix of the rows
+        elif s == Sampling.KOUT:
             k = self.v.k
             if KOUT_HOOK_FIRST:
                 self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n))
@@ -207,9 +224,7 @@ class _Run:
             # one thread per vertex (blocks of 128 to 1024 threads measured the same)
             grid = (-(-n // BLOCK),) if FINISH_IN_ORDER else None
             # Rem re-reads one side per step where the parents overflow L2 (uf.cuh)
-            above = ONE_SIDE_ABOVE_BYTES
-            one_side = not sampled and n * self.dt.itemsize > (
-                device_info()["l2_bytes"] if above is None else above)
+            one_side = not sampled and self.parents_overflow_l2()
             self.launch("finish_csr_one_side" if one_side else "finish_csr", n, *self.uf,
                         indptr, indices, e, self.hook_edge, I(n), np.int32(k0), hb, lmax,
                         np.int32(use), np.int32(not SAMPLE_COMPRESS), I(HEAVY_DEGREE), queue,

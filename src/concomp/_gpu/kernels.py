@@ -63,6 +63,8 @@ def cc_names(unite: str, jtb: bool, itype: str, record: bool) -> dict[str, str]:
         "init": f"init_state<{itype}>",
         "kout": f"kout_first<{itype}, {unite}, {r}>",
         "koutr": f"kout_random<{itype}, {unite}, {r}>",
+        "kout_lower": f"kout_lower<{itype}, {unite}, {r}, false>",
+        "kout_lower_one_side": f"kout_lower<{itype}, {unite}, {r}, true>",
         "hb_hook": f"hb_hook<{itype}, {j}, {r}>",
         "hb_roots": f"hb_roots<{itype}, {unite}, {j}, {r}>",
         "hb_fused": f"hb_fused<{itype}, {unite}>",

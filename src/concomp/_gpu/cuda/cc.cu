@@ -63,6 +63,29 @@ __global__ void kout_first(UF_PARAMS, const I* __restrict__ indptr, const I* __r
     }
 }
 
+// k-out over lower neighbours: one thread per vertex, in id order, unites v with
+// its first k neighbours w < v among the first `scan` entries of its row. In id
+// order v is still a root when its thread starts, so its first union links it
+// straight under w's parent. ONE_SIDE: parents overflow L2 (relaxed one-sided
+// walks, as the unsampled finish); else cached reads (as the other samplers).
+template <typename I, class U, bool RECORD, bool ONE_SIDE>
+__global__ void kout_lower(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
+                           const I* __restrict__ eids, I* hook_edge, I n, int k, I scan) {
+    UFState<I> s = {p_, aux_, packed_, !ONE_SIDE, ONE_SIDE};
+    GRID_STRIDE(i, n) {
+        I v = (I)i, b = ld_stream(indptr + v), e = ld_stream(indptr + v + 1);
+        if (e - b > scan) e = b + scan;
+        int c = 0;
+        for (I j = b; j < e && c < k; ++j) {
+            I w = ld_stream(indices + j);
+            if (w >= v) continue;
+            ++c;
+            I linked = U::unite(s, v, w);
+            if (RECORD) record(hook_edge, linked, eids[j]);
+        }
+    }
+}
+
 // k-out with k neighbours drawn uniformly at random (with replacement).
 template <typename I, class U, bool RECORD>
 __global__ void kout_random(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
