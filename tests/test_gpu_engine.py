@@ -221,3 +221,26 @@ def test_one_sided_finish_on_small_graphs(variant, device_graphs, monkeypatch):
             g.clear_device_cache()
             assert_spanning_forest(g, concomp.spanning_forest(g, device="gpu",
                                                               algorithm=variant))
+
+
+@pytest.mark.parametrize("variant", ["hb-rem_cas-splice-csr", "koutl-async-halve-csr",
+                                     "kout-jtb-split-csr", "hb3-rem_lock-splice-csr",
+                                     "koutr-hooks-compress-csr"])
+def test_sampled_finish_thread_per_vertex(variant, device_graphs, monkeypatch):
+    """The thread-per-vertex CSR finish after sampling, which finish_csr_warp replaced
+    (kept behind components.SAMPLED_FINISH_WARP for measurements), on the zoo."""
+    import cupy as cp
+
+    from concomp._gpu import components
+    from concomp._gpu.components import run_variant
+    from concomp.components import canonical_labels
+    from concomp.variants import Variant
+
+    monkeypatch.setattr(components, "SAMPLED_FINISH_WARP", False)
+    for name, (g, (count, labels)) in device_graphs.items():
+        for dtype in (np.int32, np.int64):
+            g.clear_device_cache()
+            roots, _ = run_variant(g, Variant.parse(variant), index_dtype=dtype)
+            got_count, got = canonical_labels(roots)
+            assert got_count == count, (name, variant)
+            np.testing.assert_array_equal(cp.asnumpy(got), labels, err_msg=f"{name} {variant}")

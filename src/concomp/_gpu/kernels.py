@@ -71,6 +71,7 @@ def cc_names(unite: str, jtb: bool, itype: str, record: bool) -> dict[str, str]:
         "frequent": f"frequent_label<{itype}, {unite}>",
         "finish_csr": f"finish_csr<{itype}, {unite}, {j}, {r}, false>",
         "finish_csr_one_side": f"finish_csr<{itype}, {unite}, {j}, {r}, true>",
+        "finish_csr_warp": f"finish_csr_warp<{itype}, {unite}, {j}, {r}>",
         "finish_heavy": f"finish_heavy<{itype}, {unite}, {r}>",
         "finish_coo": f"finish_coo<{itype}, {unite}, {j}, {r}>",
         "compress": f"compress_all<{itype}, {j}>",

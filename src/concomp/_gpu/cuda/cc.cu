@@ -293,6 +293,45 @@ __global__ void finish_csr(UF_PARAMS, const I* __restrict__ indptr, const I* __r
     }
 }
 
+// The CSR finish after sampling, a warp at a time: each lane tests one vertex
+// against the most frequent label, then the warp unites the remaining edges of its
+// kept vertices one vertex after another, its 32 lanes striding over the row. After
+// sampling only ~1% of the vertices are kept, scattered, and a thread-per-vertex
+// loop leaves each warp waiting on one lane's chain of up to `heavy` dependent
+// unions. Vertices of degree > heavy go to finish_heavy as in finish_csr.
+template <typename I, class U, bool JTB, bool RECORD>
+__global__ void finish_csr_warp(UF_PARAMS, const I* __restrict__ indptr,
+                                const I* __restrict__ indices, const I* __restrict__ eids,
+                                I* hook_edge, I n, int k0, int hb, const I* lmax, int by_find,
+                                I heavy, I* queue, I* queue_len) {
+    UFState<I> s = {p_, aux_, packed_, 1};
+    const I skip = lmax[0];
+    const int lane = threadIdx.x & 31;
+    const long long stride = (long long)blockDim.x * gridDim.x;
+    for (long long base = (long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31); base < n;
+         base += stride) {  // warp-uniform: every lane runs every iteration
+        I v = (I)(base + lane), b = 0, e = 0;
+        if (base + lane < n && skip_rep<I, U, JTB>(s, v, by_find) != skip) {
+            b = first_edge(indptr, indices, v, k0, hb);
+            e = ld_stream(indptr + v + 1);
+            if (e - b > heavy) {
+                I slot = atomic_add(queue_len, (I)1);
+                queue[slot] = v;
+                e = b;
+            }
+        }
+        for (unsigned todo = __ballot_sync(0xffffffffu, e > b); todo; todo &= todo - 1) {
+            int src = __ffs(todo) - 1;
+            I u = __shfl_sync(0xffffffffu, v, src);
+            I ub = __shfl_sync(0xffffffffu, b, src), ue = __shfl_sync(0xffffffffu, e, src);
+            for (I j = ub + lane; j < ue; j += 32) {
+                I linked = U::unite(s, u, ld_stream(indices + j));
+                if (RECORD) record(hook_edge, linked, eids[j]);
+            }
+        }
+    }
+}
+
 // Heavy vertices: one block per queued vertex, threads stride over its edges.
 template <typename I, class U, bool RECORD>
 __global__ void finish_heavy(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
