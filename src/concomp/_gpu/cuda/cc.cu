@@ -320,6 +320,20 @@ __global__ void finish_csr_warp(UF_PARAMS, const I* __restrict__ indptr,
                 e = b;
             }
         }
+        // Where many lanes kept their vertex (e.g. hb on a grid) the lanes' own loops
+        // take fewer rounds: take the shorter of the two schedules.
+        unsigned len = (unsigned)(e - b), longest = len, rounds = (len + 31) / 32;
+        for (int off = 16; off > 0; off >>= 1) {
+            longest = max(longest, __shfl_xor_sync(0xffffffffu, longest, off));
+            rounds += __shfl_xor_sync(0xffffffffu, rounds, off);
+        }
+        if (longest <= rounds) {
+            for (I j = b; j < e; ++j) {
+                I linked = U::unite(s, v, ld_stream(indices + j));
+                if (RECORD) record(hook_edge, linked, eids[j]);
+            }
+            continue;
+        }
         for (unsigned todo = __ballot_sync(0xffffffffu, e > b); todo; todo &= todo - 1) {
             int src = __ffs(todo) - 1;
             I u = __shfl_sync(0xffffffffu, v, src);
