@@ -35,7 +35,7 @@ def test_meshes_take_kout_over_lower_neighbours(large):
 def test_skewed_graphs_take_hook_based_sampling(large):
     g = concomp.generators.rmat(14, 16, seed=3)
     assert autoselect.degree_cv(g) > autoselect.SKEWED_CV
-    assert str(autoselect.choose(g)) == "hb-rem_cas-splice-csr"
+    assert str(autoselect.choose(g)) == "hb3-rem_cas-splice-csr"
 
 
 def test_uniform_graphs_take_hook_based_sampling_with_eight_edges(large):

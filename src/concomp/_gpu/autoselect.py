@@ -24,6 +24,12 @@ skipped: a 4096 x 4096 grid keeping 80% of its edges (average degree 3.2) 1.25 -
 1.15, 70% (2.8) even, 60% (2.4, road-like) 1.07 -> 1.29. On uniform random graphs
 hook-based sampling takes over between average degree 6 (koutl 0.58, hb 0.61, scale
 23) and 8 (koutl 0.31, hb 0.29, scale 22).
+
+The finish after sampling became warp-cooperative in session 8 (``finish_csr_warp``),
+which makes leftover vertices cheaper and so shifts the best N on skewed graphs down
+(H100, ms, two record runs: rmat22 N = 1 0.147 / 0.149, N = 3 0.153 / 0.154, N = 4
+0.154 / 0.169; cong22 N = 3 0.276 / 0.273, N = 4 0.272 / 0.280, N = 1 0.336 / 0.343):
+N = 3 is within 5% of the best on both.
 """
 
 from __future__ import annotations
@@ -73,7 +79,7 @@ def _choose(graph: Graph) -> Variant:
     if entries / n < LOW_DEGREE:
         return Variant.parse("none-rem_cas-splice-csr")
     if degree_cv(graph) > SKEWED_CV:
-        return Variant.parse("hb-rem_cas-splice-csr")
+        return Variant.parse("hb3-rem_cas-splice-csr")
     if entries / n < MESH_DEGREE:
         return Variant.parse("koutl-rem_cas-splice-csr")
     return Variant.parse("hb8-rem_cas-splice-csr")
