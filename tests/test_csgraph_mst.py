@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from numpy.exceptions import ComplexWarning
 from scipy.sparse.csgraph import minimum_spanning_tree as scipy_mst
 
-from concomp._csgraph_mst import minimum_spanning_tree
+from concomp.csgraph._mst import minimum_spanning_tree
 from concomp.msf import minimum_spanning_forest
 from concomp.testing.msf import kruskal_reference
 

@@ -1,6 +1,6 @@
 """concomp.generators: reproducibility, sizes, clean symmetric CSR, weights, specs, errors.
 
-The array-module generic kernels (``concomp._gen_xp``, the GPU branch) are run with
+The array-module generic kernels (``concomp.generators._xp``, the GPU branch) are run with
 NumPy and compared bit for bit with the numba CPU kernels; the ``gpu`` tests compare
 the CuPy run itself with the CPU where a device is present.
 """
@@ -11,9 +11,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from concomp import Graph, _gen_cpu, _gen_xp
+from concomp import Graph
+from concomp.generators import _host as _gen_cpu
+from concomp.generators import _xp as _gen_xp
 from concomp import generators as G
-from concomp._gen_common import derive_keys, permutation
+from concomp.generators._common import derive_keys, permutation
 from concomp._gpu._compat import gpu_status
 from concomp.errors import DeviceUnavailableError, InvalidGraphError
 

@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from concomp import _io_parse
+from concomp.io import _parse as _io_parse
 from concomp.errors import GraphFormatError, InvalidGraphError
 from concomp.io import FORMATS, read_graph, sniff_format, write_graph
 
@@ -331,7 +331,7 @@ def test_chunked_scan_gaps_wide_ids_and_mixed_columns(tmp_path, monkeypatch):
 
 
 def test_import_io_does_not_load_numba_kernels():
-    code = "import sys, concomp.io; print('concomp._io_parse' in sys.modules)"
+    code = "import sys, concomp.io; print('concomp.io._parse' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={"PYTHONPATH": str(Path(__file__).parents[1] / "src"),
                                           "PATH": ""})

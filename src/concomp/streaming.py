@@ -378,7 +378,7 @@ def _is_parquet(name: str) -> bool:
 
 def _parquet_chunks(name: str, label: str) -> Iterator[EdgeChunk]:
     """One chunk per row group, reading only the two id columns."""
-    from ._io_parse import pyarrow_or_raise
+    from .io._parse import pyarrow_or_raise
 
     pa, pq = pyarrow_or_raise()
     try:

@@ -25,14 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from . import _gen_cpu, _gen_xp
-from ._arrays import index_dtype_for
-from ._gen_common import derive_keys, int_arg, permutation, resolve_device, xp_for
-from ._gen_models import barabasi_albert, delaunay, knn_geometric
-from ._gen_spec import parse_spec, suite_args
-from ._gen_weights import finish_graph, random_weights, with_weights
-from .errors import InvalidGraphError
-from .graph import Graph
+from . import _host as _gen_cpu
+from . import _xp as _gen_xp
+from .._arrays import index_dtype_for
+from ._common import derive_keys, int_arg, permutation, resolve_device, xp_for
+from ._models import barabasi_albert, delaunay, knn_geometric
+from ._spec import parse_spec, suite_args
+from ._weights import finish_graph, random_weights, with_weights
+from ..errors import InvalidGraphError
+from ..graph import Graph
 
 __all__ = ["rmat", "erdos_renyi_rmat", "cong", "gnm", "grid", "knn_geometric", "delaunay",
            "barabasi_albert", "random_weights", "with_weights", "suite", "from_spec"]

@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _gen_cpu, _gen_xp
-from .errors import InvalidGraphError
+from . import _host as _gen_cpu
+from . import _xp as _gen_xp
+from ..errors import InvalidGraphError
 
 __all__ = ["derive_keys", "resolve_device", "xp_for", "int_arg", "permutation"]
 
@@ -37,7 +38,7 @@ def derive_keys(seed: Any, *streams: str) -> list[int]:
 def resolve_device(device: str) -> str:
     """``"cpu"`` or ``"gpu"``; ``"auto"`` picks the GPU when CuPy sees one."""
     if device == "auto":
-        from ._gpu._compat import gpu_status
+        from .._gpu._compat import gpu_status
 
         return "gpu" if gpu_status()[0] else "cpu"
     if device not in ("cpu", "gpu"):
@@ -50,7 +51,7 @@ def xp_for(device: str) -> Any:
     """NumPy for ``"cpu"``; CuPy for ``"gpu"`` (raising ``DeviceUnavailableError`` if absent)."""
     if device == "cpu":
         return np
-    from ._gpu._compat import cupy_or_raise
+    from .._gpu._compat import cupy_or_raise
 
     return cupy_or_raise()
 

@@ -2,7 +2,7 @@
 
 Each writer returns the file's bytes as a list of chunks; :data:`WRITERS` maps a
 format name to its writer. Text bodies come from the numba formatters of
-:mod:`concomp._io_emit`, imported on first use so that ``import concomp.io``
+:mod:`concomp.io._emit`, imported on first use so that ``import concomp.io``
 compiles nothing.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._io_files import pyarrow_or_raise
-from .graph import Graph
+from ._files import pyarrow_or_raise
+from ..graph import Graph
 
 
 def _write_snap(g: Graph, one_based: bool) -> list:
-    from ._io_emit import format_edges
+    from ._emit import format_edges
 
     src, dst = g.coo()
     kind = "Directed" if g.directed else "Undirected"
@@ -26,7 +26,7 @@ def _write_snap(g: Graph, one_based: bool) -> list:
 
 
 def _write_csv(g: Graph, one_based: bool) -> list:
-    from ._io_emit import format_edges
+    from ._emit import format_edges
 
     src, dst = g.coo()
     head = "src,dst" + (",weight" if g.weights is not None else "") + "\n"
@@ -34,7 +34,7 @@ def _write_csv(g: Graph, one_based: bool) -> list:
 
 
 def _write_mtx(g: Graph, one_based: bool) -> list:
-    from ._io_emit import format_edges
+    from ._emit import format_edges
 
     src, dst = g.coo()
     w = g.weights
@@ -52,7 +52,7 @@ def _write_mtx(g: Graph, one_based: bool) -> list:
 
 
 def _write_dimacs(g: Graph, one_based: bool) -> list:
-    from ._io_emit import format_edges
+    from ._emit import format_edges
 
     src, dst = g.coo()
     head = f"c written by concomp\np sp {g.num_nodes} {g.num_edges}\n"
@@ -60,7 +60,7 @@ def _write_dimacs(g: Graph, one_based: bool) -> list:
 
 
 def _write_pace(g: Graph, one_based: bool) -> list:
-    from ._io_emit import format_edges
+    from ._emit import format_edges
 
     src, dst = g.coo()
     head = f"p tw {g.num_nodes} {g.num_edges}\n"
@@ -68,7 +68,7 @@ def _write_pace(g: Graph, one_based: bool) -> list:
 
 
 def _write_metis(g: Graph, one_based: bool) -> list:
-    from ._io_emit import format_adjacency
+    from ._emit import format_adjacency
 
     indptr, indices, eid = g.undirected_csr()
     n = g.num_nodes

@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import csgraph_from_dense, csgraph_from_masked
 
-from ._cpu.msf import kruskal_by_position, weight_keys
+from .._cpu.msf import kruskal_by_position, weight_keys
 
 __all__ = ["minimum_spanning_tree"]
 
@@ -66,7 +66,7 @@ def minimum_spanning_tree(csgraph: Any, overwrite: bool = False):
     Examples
     --------
     >>> from scipy.sparse import csr_array
-    >>> from concomp._csgraph_mst import minimum_spanning_tree
+    >>> from concomp.csgraph._mst import minimum_spanning_tree
     >>> X = csr_array([[0, 8, 0, 3],
     ...                [0, 0, 2, 5],
     ...                [0, 0, 0, 6],

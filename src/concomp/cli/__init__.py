@@ -10,8 +10,8 @@ Each subcommand is one :class:`Subcommand` in :data:`SUBCOMMANDS`: a function th
 its arguments and a function that runs it and returns the exit status. Add one with
 :func:`register`; :func:`build_parser` reads the registry when it runs.
 
-This module and its private helpers (:mod:`concomp._cli_commands`, the ``cc``, ``info``
-and ``generate`` subcommands; :mod:`concomp._cli_common`, their shared output and input
+This module and its private helpers (:mod:`concomp.cli._commands`, the ``cc``, ``info``
+and ``generate`` subcommands; :mod:`concomp.cli._common`, their shared output and input
 helpers) are the only code of concomp that prints. Results go to stdout (human-readable
 lines, or one JSON object with ``--json``); progress and errors go to stderr. Bad input
 is one line ``concomp: error: <message>`` and exit status 2 (``--debug`` prints the
@@ -29,8 +29,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NoReturn
 
-from . import benchsuite
-from ._cli_commands import (
+from .. import benchsuite
+from ._commands import (
     _add_cc_arguments,
     _add_generate_arguments,
     _add_info_arguments,
@@ -39,11 +39,11 @@ from ._cli_commands import (
     run_generate,
     run_info,
 )
-from ._cli_common import (
+from ._common import (
     CLIError,
     write_labels,  # noqa: F401  (re-exported: a public name of concomp.cli)
 )
-from .errors import ConcompError
+from ..errors import ConcompError
 
 __all__ = ["main", "build_parser", "register", "Subcommand", "SUBCOMMANDS", "CLIError"]
 
@@ -109,7 +109,7 @@ register(Subcommand("bench", "time concomp against SciPy, NetworkX, igraph, Netw
 # --------------------------------------------------------------------------- entry point
 def build_parser() -> argparse.ArgumentParser:
     """The ``concomp`` parser with one subparser per entry of :data:`SUBCOMMANDS`."""
-    from . import __version__
+    from .. import __version__
 
     parser = _Parser(prog="concomp", description="Graph connectivity on GPUs and CPUs.")
     parser.add_argument("--version", action="version", version=f"concomp {__version__}")

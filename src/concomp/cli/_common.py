@@ -1,6 +1,6 @@
 """Shared pieces of the ``concomp`` subcommands: progress, output, graph input, labels.
 
-:mod:`concomp.cli` and :mod:`concomp._cli_commands` are the only users; like them, this
+:mod:`concomp.cli` and :mod:`concomp.cli._commands` are the only users; like them, this
 module prints (results to stdout, progress to stderr).
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ConcompError
+from ..errors import ConcompError
 
 _FORMATS_HELP = ("file format: auto (from the suffix), snap, csv, mtx, dimacs, pace, metis, "
                  "npz, parquet; .gz/.xz/.bz2 are decompressed transparently")
@@ -96,7 +96,7 @@ def _round(t: float | None) -> float | None:
 # --------------------------------------------------------------------------- graph input
 def _read(path: str, fmt: str, args: argparse.Namespace) -> tuple[Any, float]:
     """Read a graph file; returns the graph and the seconds it took."""
-    from .io import read_graph  # imported late: `concomp --help` needs no I/O backends
+    from ..io import read_graph  # imported late: `concomp --help` needs no I/O backends
 
     progress = _progress_wanted(args)
     start = time.perf_counter()
@@ -109,7 +109,7 @@ def _read(path: str, fmt: str, args: argparse.Namespace) -> tuple[Any, float]:
 
 def _generate(spec: str, args: argparse.Namespace) -> tuple[Any, float]:
     """Build a graph from a generator spec; returns the graph and the seconds it took."""
-    from .generators import from_spec
+    from ..generators import from_spec
 
     start = time.perf_counter()
     with _phase(f"generating {spec}", _progress_wanted(args)):
@@ -119,7 +119,7 @@ def _generate(spec: str, args: argparse.Namespace) -> tuple[Any, float]:
 
 def _resolved_device(graph: Any, device: str) -> str:
     """The engine that ``device`` selects for ``graph`` (for the report)."""
-    from ._dispatch import choose_device
+    from .._dispatch import choose_device
 
     return choose_device(graph, device)
 

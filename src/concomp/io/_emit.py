@@ -9,7 +9,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._io_lex import _NL, _SP
+from ._lex import _NL, _SP
 
 __all__ = ["format_adjacency", "format_edges"]
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from . import _gen_xp
-from ._arrays import index_dtype_for
-from ._gen_common import derive_keys, int_arg, resolve_device, xp_for
-from ._gen_weights import finish_graph
-from .graph import Graph
+from . import _xp as _gen_xp
+from .._arrays import index_dtype_for
+from ._common import derive_keys, int_arg, resolve_device, xp_for
+from ._weights import finish_graph
+from ..graph import Graph
 
 __all__ = ["knn_geometric", "delaunay", "barabasi_albert"]
 
@@ -86,7 +86,7 @@ def barabasi_albert(n: int, m_attach: int, *, seed: Any = 0, device: str = "cpu"
 
     Vertices ``0..m_attach`` start as a star; every later vertex joins ``m_attach``
     distinct earlier vertices chosen with probability proportional to their degree.
-    Vectorised over all edges (see :func:`concomp._gen_xp.barabasi_albert`).
+    Vectorised over all edges (see :func:`concomp.generators._xp.barabasi_albert`).
 
     Examples
     --------

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ._cli_common import (
+from ._common import (
     _FORMATS_HELP,
     _check_label_path,
     _emit,
@@ -47,8 +47,8 @@ def _add_cc_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_cc(args: argparse.Namespace) -> int:
     """``concomp cc``: count components, report sizes and per-phase times, write labels."""
-    from .components import connected_components
-    from .variants import resolve_variant
+    from ..components import connected_components
+    from ..variants import resolve_variant
 
     # Reject a bad -o suffix or algorithm name before spending time on loading.
     if args.output is not None:
@@ -104,7 +104,7 @@ def degree_stats(graph: Any) -> tuple[int, tuple[int, int, float]]:
     loops excluded), like the rows of ``graph.undirected_csr()``; a graph flagged
     ``symmetric`` already lists both directions, so each entry counts once.
     """
-    from ._arrays import to_numpy
+    from .._arrays import to_numpy
 
     src, dst = (to_numpy(a) for a in graph.coo())
     loops = src == dst
@@ -119,7 +119,7 @@ def degree_stats(graph: Any) -> tuple[int, tuple[int, int, float]]:
 
 def run_info(args: argparse.Namespace) -> int:
     """``concomp info``: the facts about a graph file that decide how to process it."""
-    from .components import connected_components
+    from ..components import connected_components
 
     graph, t_load = _read(args.path, args.format, args)
     self_loops, (dmin, dmax, dmean) = degree_stats(graph)
@@ -151,7 +151,7 @@ def _add_generate_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_generate(args: argparse.Namespace) -> int:
     """``concomp generate``: build a graph from a spec and write it to a file."""
-    from .io import write_graph
+    from ..io import write_graph
 
     graph, t_gen = _generate(args.spec, args)
     start = time.perf_counter()

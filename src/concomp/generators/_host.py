@@ -3,7 +3,7 @@
 Every random number is a counter-based word ``mix64(key + (c + 1) * GAMMA)`` (the
 splitmix64 output for counter ``c``), so a value depends only on the seed-derived key
 and its index: results are identical for any thread count, and the CuPy versions in
-:mod:`concomp._gen_xp` reproduce them bit for bit.
+:mod:`concomp.generators._xp` reproduce them bit for bit.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Token-level numba kernels shared by the scanners of :mod:`concomp._io_parse`.
+"""Token-level numba kernels shared by the scanners of :mod:`concomp.io._parse`.
 
 Kernels never raise: they return one of the error codes below, which the scanners
 pass up with the byte offset of the offending line. Weights are read by
 :func:`_store_weight`: an integer as int64, a short decimal (at most 15 significant
 digits, exponent within +-22) converted exactly, any other token left by its byte
 offset for NumPy's correctly rounded string-to-float cast (see
-:func:`concomp._io_parse.finish_weights`).
+:func:`concomp.io._parse.finish_weights`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Array-module generic (NumPy or CuPy) versions of the generator kernels.
 
 The GPU branch of :mod:`concomp.generators` runs these with ``xp = cupy``; the CPU
-branch uses the numba kernels of :mod:`concomp._gen_cpu` for speed, and the tests run
+branch uses the numba kernels of :mod:`concomp.generators._host` for speed, and the tests run
 these with ``xp = numpy`` to check that both give the same bits. Work is done in
 chunks so temporaries stay bounded on the device.
 """
@@ -43,7 +43,7 @@ def words(xp: Any, key: int, counters: Any) -> Any:
 
 def rmat_edges(xp: Any, key: int, scale: int, m: int, thresholds: tuple[int, int, int],
                perm: Any, dtype: Any) -> tuple[Any, Any]:
-    """R-MAT endpoints; same bits as :func:`concomp._gen_cpu.rmat_edges`."""
+    """R-MAT endpoints; same bits as :func:`concomp.generators._host.rmat_edges`."""
     ta, tab, tabc = (_U(t) for t in thresholds)
     per_edge = (scale + 1) // 2
     src = xp.empty(m, dtype=dtype)
@@ -70,7 +70,7 @@ def rmat_edges(xp: Any, key: int, scale: int, m: int, thresholds: tuple[int, int
 
 
 def uniform_edges(xp: Any, key: int, n: int, m: int, dtype: Any) -> tuple[Any, Any]:
-    """G(n, m) endpoints; same bits as :func:`concomp._gen_cpu.uniform_edges`."""
+    """G(n, m) endpoints; same bits as :func:`concomp.generators._host.uniform_edges`."""
     src = xp.empty(m, dtype=dtype)
     dst = xp.empty(m, dtype=dtype)
     for start in range(0, m, _CHUNK):
@@ -91,7 +91,7 @@ def _feistel(xp: Any, key: int, x: Any, half: int) -> Any:
 
 
 def feistel_permutation(xp: Any, key: int, n: int, half: int, dtype: Any) -> Any:
-    """Keyed bijection of ``[0, n)``; same as :func:`concomp._gen_cpu.feistel_permutation`."""
+    """Keyed bijection of ``[0, n)``; same as :func:`concomp.generators._host.feistel_permutation`."""
     x = _feistel(xp, key, xp.arange(n, dtype=xp.uint64), half)
     out_of_range = xp.flatnonzero(x >= _U(n))
     # cycle walking: re-encrypt only the values that fell outside [0, n)
@@ -105,7 +105,7 @@ def feistel_permutation(xp: Any, key: int, n: int, half: int, dtype: Any) -> Any
 def symmetric_csr(xp: Any, src: Any, dst: Any, n: int, dtype: Any) -> tuple[Any, Any]:
     """Symmetric CSR without self loops or duplicates, by sorting 64-bit keys ``u*n+v``.
 
-    Returns the same arrays as :func:`concomp._gen_cpu.symmetric_csr`.
+    Returns the same arrays as :func:`concomp.generators._host.symmetric_csr`.
     """
     keep = src != dst
     s = src[keep].astype(xp.int64)

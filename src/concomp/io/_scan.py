@@ -3,7 +3,7 @@
 :func:`_scan_edges` reads the bodies of SNAP, CSV, DIMACS, PACE and Matrix Market
 files; :func:`_scan_metis` reads METIS adjacency lists, where a line is a vertex,
 not an edge. Both return an error code and the byte offset of the offending line
-instead of raising; :mod:`concomp._io_parse` turns that into a message.
+instead of raising; :mod:`concomp.io._parse` turns that into a message.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._io_lex import (
+from ._lex import (
     _COMMA,
     _CR,
     _MAX_DIGITS,

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ._arrays import is_torch_tensor, to_numpy
-from ._validate import check_ids
-from .errors import InvalidGraphError
+from .._arrays import is_torch_tensor, to_numpy
+from .._validate import check_ids
+from ..errors import InvalidGraphError
 
 INSERT, QUERY = 0, 1  #: op codes of ``IncrementalConnectivity.process`` (GConn's batches)
 FORMAT_VERSION = 1  #: version of the .npz layout written by ``IncrementalConnectivity.save``
@@ -145,7 +145,7 @@ def save_state(path: Any, arrays: dict[str, np.ndarray], **meta: Any) -> None:
 
 
 def load_state(path: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    from ._cpu.incremental import STATE_ARRAYS
+    from .._cpu.incremental import STATE_ARRAYS
 
     with np.load(path, allow_pickle=False) as z:
         if "format_version" not in z.files or int(z["format_version"]) != FORMAT_VERSION:

@@ -10,7 +10,7 @@ engines. Covered:
     labels, a Python ``int`` count.
 ``minimum_spanning_tree(csgraph, overwrite=False)``
     SciPy's output matrix type, orientation and entries (see
-    :mod:`concomp._csgraph_mst`). Imported on first use.
+    :mod:`concomp.csgraph._mst`). Imported on first use.
 
 What counts as an edge is SciPy's definition, because the input goes through
 SciPy's own conversion (``scipy.sparse.csgraph._validation.validate_graph``):
@@ -54,11 +54,11 @@ from typing import Any
 
 import numpy as np
 
-from ._arrays import is_cupy_array, is_cupy_sparse
+from .._arrays import is_cupy_array, is_cupy_sparse
 
 __all__ = ["connected_components", "minimum_spanning_tree"]  # noqa: F822 (lazy, __getattr__)
 
-_LAZY = {"minimum_spanning_tree": "._csgraph_mst"}
+_LAZY = {"minimum_spanning_tree": "._mst"}
 
 
 def connected_components(
@@ -117,7 +117,7 @@ def connected_components(
     else:
         A = _host_csr(csgraph, bool(directed))
         if directed:
-            from ._cpu.scc import strong_component_labels
+            from .._cpu.scc import strong_component_labels
 
             count, labels = strong_component_labels(A.indptr, A.indices)
         else:
@@ -176,8 +176,8 @@ def _dense_to_csr(values: np.ndarray, keep: np.ndarray):
 
 def _weak(indptr: Any, indices: Any, n: int, device: str) -> tuple[int, Any]:
     """Weak components of a CSR graph on concomp's engine, in SciPy's numbering."""
-    from ._validate import csr_to_graph
-    from .components import canonical_labels, component_roots
+    from .._validate import csr_to_graph
+    from ..components import canonical_labels, component_roots
 
     graph = csr_to_graph(indptr, indices, n, directed=False)
     count, labels = canonical_labels(component_roots(graph, device=device))
@@ -199,7 +199,7 @@ def _device_components(csgraph: Any, directed: bool) -> tuple[int, Any]:
         edge = (csgraph != 0) & cp.isfinite(csgraph)
         A = csp.csr_matrix(edge.astype(cp.float32))
     if directed:
-        from ._cpu.scc import strong_component_labels
+        from .._cpu.scc import strong_component_labels
 
         count, labels = strong_component_labels(cp.asnumpy(A.indptr), cp.asnumpy(A.indices))
         return count, cp.asarray(labels)
@@ -211,7 +211,7 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         try:
-            module = importlib.import_module(_LAZY[name], __name__.rpartition(".")[0])
+            module = importlib.import_module(_LAZY[name], __name__)
         except ImportError as exc:
             raise AttributeError(f"concomp.csgraph.{name} is not available: {exc}") from exc
         return getattr(module, name)

@@ -14,8 +14,8 @@ exactly in the scanner; any other token (``0.30000000000000004``, ``1e300``,
 ``inf``) keeps its byte offset and is converted at the end by NumPy's correctly
 rounded string-to-float cast. Either way the result equals Python's ``float()``.
 
-This module holds the Python drivers; the kernels live in :mod:`concomp._io_lex`
-(tokens), :mod:`concomp._io_scan` (lines) and :mod:`concomp._io_emit` (writing).
+This module holds the Python drivers; the kernels live in :mod:`concomp.io._lex`
+(tokens), :mod:`concomp.io._scan` (lines) and :mod:`concomp.io._emit` (writing).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from itertools import pairwise
 
 import numpy as np
 
-from ._io_emit import format_adjacency, format_edges
-from ._io_files import pyarrow_or_raise  # noqa: F401  (concomp.streaming imports it here)
-from ._io_lex import (
+from ._emit import format_adjacency, format_edges
+from ._files import pyarrow_or_raise  # noqa: F401  (concomp.streaming imports it here)
+from ._lex import (
     _NL,
     _SP,
     BAD_NUMBER,
@@ -47,8 +47,8 @@ from ._io_lex import (
     _skip_comments,
     _skip_line,
 )
-from ._io_scan import _scan_edges, _scan_metis
-from .errors import GraphFormatError
+from ._scan import _scan_edges, _scan_metis
+from ..errors import GraphFormatError
 
 __all__ = ["finish_weights", "format_adjacency", "format_edges", "line_of", "raise_at",
            "scan_edges", "scan_metis"]

@@ -2,16 +2,16 @@
 
 Each reader takes the decompressed file bytes and the caller's options and
 returns a :class:`~concomp.Graph`; :data:`READERS` maps a format name to its
-reader. Text bodies go through the scanners of :mod:`concomp._io_parse`.
+reader. Text bodies go through the scanners of :mod:`concomp.io._parse`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._io_files import pyarrow_or_raise
-from ._io_parse import line_of, raise_at, scan_edges, scan_metis
-from .errors import GraphFormatError
+from ._files import pyarrow_or_raise
+from ._parse import line_of, raise_at, scan_edges, scan_metis
+from ..errors import GraphFormatError
 
 
 def _data_line(data: bytes, pos: int, comment: bytes) -> tuple[int, int, bytes]:
@@ -59,7 +59,7 @@ def _select_weights(opt, w):
 
 
 def _finish(opt, src, dst, w, n, directed: bool):
-    from ._validate import edges_to_graph
+    from .._validate import edges_to_graph
 
     n = opt.num_nodes if opt.num_nodes is not None else n
     d = directed if opt.directed is None else opt.directed
@@ -210,7 +210,7 @@ def _read_pace(data: bytes, opt):
 
 
 def _read_metis(data: bytes, opt):
-    from ._validate import csr_to_graph
+    from .._validate import csr_to_graph
 
     buf = np.frombuffer(data, np.uint8)
     start, end, line = _data_line(data, 0, b"%")
@@ -248,7 +248,7 @@ def _is_symmetric(indptr: np.ndarray, indices: np.ndarray) -> bool:
 def _read_npz(data: bytes, opt):
     import io
 
-    from ._validate import csr_to_graph
+    from .._validate import csr_to_graph
 
     try:
         z = np.load(io.BytesIO(data), allow_pickle=False)
@@ -293,7 +293,7 @@ def _read_npz(data: bytes, opt):
 
 
 def _read_parquet(data: bytes, opt):
-    from ._validate import _DST_NAMES, _SRC_NAMES, _W_NAMES, _pick
+    from .._validate import _DST_NAMES, _SRC_NAMES, _W_NAMES, _pick
 
     pa, pq = pyarrow_or_raise()
     try:

@@ -2,7 +2,7 @@
 
 Text files are read whole (``.gz``, ``.xz`` and ``.bz2`` decompressed on the fly,
 recognised by extension and by magic bytes) and parsed by one numba byte scanner
-(:mod:`concomp._io_parse`), tens of millions of edges per second. Edge ids are the
+(:mod:`concomp.io._parse`), tens of millions of edges per second. Edge ids are the
 order of the edge lines in the file (for npz, the order of the stored entries, or
 the ``edge_ids`` array that :func:`write_graph` stores beside them).
 
@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._io_files import (
+from ._files import (
     _EXTENSIONS,
     _decompress,
     _detect_format,
@@ -58,9 +58,9 @@ from ._io_files import (
     _write_chunks,
     sniff_format,
 )
-from ._io_writers import WRITERS
-from .errors import InvalidGraphError
-from .graph import Graph
+from ._writers import WRITERS
+from ..errors import InvalidGraphError
+from ..graph import Graph
 
 __all__ = ["FORMATS", "read_graph", "sniff_format", "write_graph"]
 
@@ -145,7 +145,7 @@ def read_graph(path: str | os.PathLike, format: str = "auto", *, directed: bool 
     fmt = format if format != "auto" else _detect_format(name, data)
     opt = _Options(name, directed, weighted, num_nodes, one_based, delimiter,
                    None if comment is None else comment.encode(), header)
-    from ._io_readers import READERS
+    from ._readers import READERS
 
     return READERS[fmt](data, opt)
 
@@ -175,7 +175,7 @@ def write_graph(graph: Any, path: str | os.PathLike, format: str = "auto", *,
     >>> g.num_edges, g.directed, g.weights.tolist()
     (2, False, [0.5, 2.0])
     """
-    from ._validate import as_graph
+    from .._validate import as_graph
 
     name = os.fspath(path)
     g = as_graph(graph).to("cpu")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import GraphFormatError
+from ..errors import GraphFormatError
 
 __all__ = ["pyarrow_or_raise", "sniff_format"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .errors import InvalidGraphError
+from ..errors import InvalidGraphError
 
 __all__ = ["parse_spec", "suite_args", "SUITE_NAMES"]
 

@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from ._dispatch import _requested
-from .errors import DeviceUnavailableError, InvalidGraphError, InvalidVariantError
-from ._incremental_batches import (INSERT, QUERY, Batch, check_batch_size, load_state, place,
+from .._dispatch import _requested
+from ..errors import DeviceUnavailableError, InvalidGraphError, InvalidVariantError
+from ._batches import (INSERT, QUERY, Batch, check_batch_size, load_state, place,
                                    prepare, save_state)
-from .forest import SpanningForest
-from .variants import COMPRESS_RULES, Finish, Variant, resolve_variant
+from ..forest import SpanningForest
+from ..variants import COMPRESS_RULES, Finish, Variant, resolve_variant
 
 __all__ = ["INSERT", "QUERY", "IncrementalConnectivity", "legal_algorithms", "plan_capacity"]
 
@@ -89,7 +89,7 @@ def _choose_device(device: Any) -> str:
     want = _requested(device)
     if want == "cpu":
         return "cpu"
-    from ._gpu._compat import gpu_status
+    from .._gpu._compat import gpu_status
 
     ok, reason = gpu_status()
     if want == "gpu" and not ok:
@@ -164,9 +164,9 @@ class IncrementalConnectivity:
         self._variant = _choose_variant(algorithm, dev)
         cap, dt = plan_capacity(0, np.int32, int(n))
         if dev == "gpu":
-            from ._gpu.incremental import GpuIncremental as Engine
+            from .._gpu.incremental import GpuIncremental as Engine
         else:
-            from ._cpu.incremental import CpuIncremental as Engine
+            from .._cpu.incremental import CpuIncremental as Engine
         self._engine = Engine(self._variant, cap, dt)
         self._n = int(n)
         self._batches = 0
@@ -364,7 +364,7 @@ class IncrementalConnectivity:
     # ------------------------------------------------------------------ results
     def labels(self) -> Any:
         """Component label per vertex, numbered like SciPy (by smallest vertex, from 0)."""
-        from .components import canonical_labels
+        from ..components import canonical_labels
 
         return canonical_labels(self._engine.roots(self._n))[1]
 
