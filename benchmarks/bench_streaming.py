@@ -36,7 +36,7 @@ import numba as nb
 import numpy as np
 
 import concomp
-from concomp._cpu.streaming import stage_edges
+from concomp._shared.staging import stage_edges
 from concomp._gpu._compat import cupy_or_raise, device_info
 from concomp.streaming import stream_components
 
@@ -140,7 +140,7 @@ def staging_rate(src: np.ndarray, dst: np.ndarray, chunk: int, reps: int = 5) ->
 
 def range_rate(src: np.ndarray, dst: np.ndarray, chunk: int, reps: int = 5) -> float:
     """Host bytes/s of the range check alone (the pinned-input path's only host pass)."""
-    from concomp._cpu.streaming import edge_id_range
+    from concomp._shared.staging import edge_id_range
 
     times = []
     for r in range(reps + 1):

@@ -16,6 +16,7 @@ from scipy.sparse.csgraph import connected_components as scipy_cc
 
 import concomp
 from concomp._cpu import streaming as cpu_streaming
+from concomp._shared import staging
 from concomp._gpu._compat import gpu_status
 from concomp._gpu.streaming import (
     MIN_CHUNK_EDGES,
@@ -305,19 +306,19 @@ def test_stage_edges_copies_narrows_and_finds_the_range(in_dtype, out_dtype):
     pairs = rng.integers(3, 2**20, (300_000, 2)).astype(in_dtype)
     src, dst = pairs[:, 0], pairs[:, 1]  # strided views, as from an (m, 2) chunk
     out_s, out_d = np.full(400_000, -1, out_dtype), np.full(400_000, -1, out_dtype)
-    lo, hi = cpu_streaming.stage_edges(src, dst, out_s, out_d, offset=1000)
+    lo, hi = staging.stage_edges(src, dst, out_s, out_d, offset=1000)
     assert (lo, hi) == (int(pairs.min()), int(pairs.max()))
     np.testing.assert_array_equal(out_s[1000:301_000], src)
     np.testing.assert_array_equal(out_d[1000:301_000], dst)
     assert (out_s[:1000] == -1).all() and (out_d[301_000:] == -1).all()
-    assert cpu_streaming.edge_id_range(src, dst) == (lo, hi)
-    assert cpu_streaming.stage_edges(src[:0], dst[:0], out_s, out_d) == (0, -1)
+    assert staging.edge_id_range(src, dst) == (lo, hi)
+    assert staging.stage_edges(src[:0], dst[:0], out_s, out_d) == (0, -1)
 
 
 def test_stage_edges_reports_negative_and_wide_ids():
     pairs = np.array([[5, 2**40], [-3, 1]])  # strided int64 into int32: the first test's types
     out = np.zeros(4, np.int32), np.zeros(4, np.int32)
-    assert cpu_streaming.stage_edges(pairs[:, 0], pairs[:, 1], *out) == (-3, 2**40)
+    assert staging.stage_edges(pairs[:, 0], pairs[:, 1], *out) == (-3, 2**40)
 
 
 def test_plan_chunk_edges_fits_the_budget():

@@ -15,6 +15,8 @@ __all__ = [
     "DeviceUnavailableError",
     "DeviceMemoryError",
     "GraphFormatError",
+    "InvalidOptionsError",
+    "EngineCapabilityError",
 ]
 
 
@@ -40,3 +42,11 @@ class DeviceMemoryError(ConcompError, MemoryError):
 
 class GraphFormatError(InvalidGraphError):
     """A graph file could not be parsed; the message names file, line and fix."""
+
+
+class InvalidOptionsError(ConcompError, ValueError):
+    """A field of :class:`concomp.options.Options` is not valid."""
+
+
+class EngineCapabilityError(ConcompError, NotImplementedError):
+    """The chosen engine does not implement a capability; the message names it and the fix."""

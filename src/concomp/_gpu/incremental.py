@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .._cpu.incremental import ArrayState
+from .._shared.state import ArrayState
 from ..variants import COMPRESS_RULES, Finish, Variant
 from ._compat import cupy_or_raise, device_info, out_of_memory_guard
 from ._compile import get_kernel

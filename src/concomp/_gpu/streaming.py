@@ -242,7 +242,7 @@ class GpuStreamer:
     def __init__(self, num_nodes: int | None, variant: Variant, *,
                  max_device_bytes: int | None = None, chunk_edges: int | None = None,
                  index_dtype: Any = None, one_way: bool = False) -> None:
-        from .._cpu.streaming import INT32_IDS
+        from .._shared.staging import INT32_IDS
 
         cp = self.cp = cupy_or_raise()
         self.t0 = time.perf_counter()
@@ -346,7 +346,7 @@ class GpuStreamer:
     # -------------------------------------------------------------- feeding
     def ensure_nodes(self, n: int) -> None:
         """Make ids ``0 .. n-1`` valid (a chunk's declared vertex count, say)."""
-        from .._cpu.streaming import INT32_IDS
+        from .._shared.staging import INT32_IDS
 
         if n - 1 > INT32_IDS and self.dt == np.int32:
             self._widen()
@@ -368,7 +368,7 @@ class GpuStreamer:
             self._add_staged(src, dst, check)
 
     def _add_staged(self, src: np.ndarray, dst: np.ndarray, check: RangeCheck) -> None:
-        from .._cpu.streaming import INT32_IDS, stage_edges
+        from .._shared.staging import INT32_IDS, stage_edges
 
         m, pos = int(src.shape[0]), 0
         while pos < m:
@@ -408,7 +408,7 @@ class GpuStreamer:
 
     def _add_pinned(self, src: np.ndarray, dst: np.ndarray, check: RangeCheck) -> None:
         """Copy straight from the caller's page-locked arrays, one slot's worth at a time."""
-        from .._cpu.streaming import INT32_IDS, edge_id_range
+        from .._shared.staging import INT32_IDS, edge_id_range
 
         self._flush()  # a partly filled slot goes first, so slots stay in turn
         m, it = int(src.shape[0]), self.dt.itemsize
@@ -429,7 +429,7 @@ class GpuStreamer:
 
     def _add_device(self, src: Any, dst: Any, check: RangeCheck) -> None:
         cp = self.cp
-        from .._cpu.streaming import INT32_IDS
+        from .._shared.staging import INT32_IDS
 
         if src.shape[0] == 0:
             check(0, -1)
@@ -557,7 +557,7 @@ def download(a: Any) -> np.ndarray:
     (9.5 of 55 GB/s on an H100 host); here each piece crosses at pinned speed
     while the host copies the previous one out of the other buffer on all cores.
     """
-    from .._cpu.streaming import copy_parallel
+    from .._shared.staging import copy_parallel
 
     cp = cupy_or_raise()
     if a.nbytes <= _BOUNCE_BYTES:

@@ -145,7 +145,7 @@ def save_state(path: Any, arrays: dict[str, np.ndarray], **meta: Any) -> None:
 
 
 def load_state(path: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    from .._cpu.incremental import STATE_ARRAYS
+    from .._shared.state import STATE_ARRAYS
 
     with np.load(path, allow_pickle=False) as z:
         if "format_version" not in z.files or int(z["format_version"]) != FORMAT_VERSION:

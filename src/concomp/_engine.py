@@ -1,0 +1,150 @@
+"""The engine interface: what ``_cpu/`` and ``_gpu/`` each implement, with one signature.
+
+An engine is a package (``concomp._cpu``, ``concomp._gpu``) with one module per
+capability, named as in :data:`CONTRACT`, each defining the functions and
+classes listed there with the signatures of the protocols below. Arrays are the
+engine's own (NumPy on the CPU, CuPy on the GPU); a driver receives a
+:class:`~concomp.Graph` already on its device and an
+:class:`~concomp.options.Options`, and never validates user input.
+
+An engine that lacks a capability says so in its package's ``UNSUPPORTED``
+mapping (``"module.name"`` to the reason); :func:`concomp._dispatch.driver`
+then raises :class:`~concomp.errors.EngineCapabilityError` with that reason.
+``tests/test_engine_mirror.py`` checks that both engines define every name of
+the contract with one signature, or declare it unsupported.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .graph import Graph
+from .options import Options
+from .variants import Variant
+
+__all__ = ["CONTRACT", "ENGINE_PACKAGES", "IncrementalEngine", "Streamer"]
+
+#: The engine packages, by device name.
+ENGINE_PACKAGES = {"cpu": "concomp._cpu", "gpu": "concomp._gpu"}
+
+#: Engine module -> the names every engine defines in it (or declares unsupported).
+CONTRACT: dict[str, tuple[str, ...]] = {
+    "components": ("component_roots", "auto_variant", "canonical_labels", "count_roots"),
+    "forest": ("spanning_forest_ids",),
+    "msf": ("minimum_spanning_forest_ids",),
+    "incremental": ("IncrementalEngine",),
+    "streaming": ("Streamer", "fits_in_memory", "components_out_of_core", "stream_labels",
+                  "default_variant"),
+    "scc": ("strong_component_labels",),
+}
+
+
+# --------------------------------------------------------------------------- components
+def component_roots(graph: Graph, variant: Variant, options: Options) -> Any:
+    """Entry ``v`` is the smallest vertex id of ``v``'s component (the engine's array type)."""
+    raise NotImplementedError  # a signature specification, never called
+
+
+def auto_variant(graph: Graph, options: Options) -> Variant:
+    """The variant ``algorithm="auto"`` runs on ``graph``."""
+    raise NotImplementedError
+
+
+def canonical_labels(roots: Any) -> tuple[int, Any]:
+    """``(count, labels)`` numbered like SciPy (by smallest vertex) from root labels."""
+    raise NotImplementedError
+
+
+def count_roots(roots: Any) -> int:
+    """Number of components in root labels (entries with ``roots[v] == v``)."""
+    raise NotImplementedError
+
+
+# --------------------------------------------------------------------------- forest, msf
+def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tuple[Any, int]:
+    """``(ascending int64 input edge ids of a spanning forest, number of components)``."""
+    raise NotImplementedError
+
+
+def minimum_spanning_forest_ids(graph: Graph, algorithm: str, maximum: bool,
+                                options: Options) -> Any:
+    """Input edge ids of the minimum (maximum) spanning forest under the tie rule
+    (weight, min(u, v), max(u, v), edge id); ``algorithm`` is "boruvka", "prim" or
+    "kruskal"."""
+    raise NotImplementedError
+
+
+# --------------------------------------------------------------------------- streaming, scc
+def fits_in_memory(graph: Graph, max_device_bytes: int | None, options: Options) -> bool:
+    """Whether the engine can hold ``graph`` whole (else it streams it)."""
+    raise NotImplementedError
+
+
+def components_out_of_core(graph: Graph, variant: Variant | None, max_device_bytes: int | None,
+                           options: Options) -> Any:
+    """Root labels of a host graph too large for the engine, streamed through it in chunks."""
+    raise NotImplementedError
+
+
+def stream_labels(roots: Any, max_device_bytes: int | None, to_host: bool) -> tuple[int, Any]:
+    """``(count, canonical labels)`` of a stream's roots within the memory budget; ``to_host``
+    returns NumPy labels."""
+    raise NotImplementedError
+
+
+def default_variant() -> Variant:
+    """The union-find variant a stream runs with when ``algorithm="auto"``."""
+    raise NotImplementedError
+
+
+def strong_component_labels(indptr: Any, indices: Any) -> tuple[int, Any]:
+    """``(count, labels)`` of the strongly connected components of a directed CSR."""
+    raise NotImplementedError
+
+
+class IncrementalEngine(Protocol):
+    """Union-find state over batches of inserts and queries (``concomp.incremental``)."""
+
+    device: str
+    capacity: int
+
+    def __init__(self, variant: Variant, capacity: int, dtype: Any,
+                 options: Options) -> None: ...
+
+    def resize(self, capacity: int, dtype: Any) -> None: ...
+
+    def state_bytes(self, capacity: int, dtype: Any) -> int: ...
+
+    def memory_limit(self) -> int: ...
+
+    def roots(self, n: int) -> Any: ...
+
+    def forest(self, n: int) -> tuple[Any, Any, Any, Any]: ...
+
+    def export(self, n: int) -> dict[str, Any]: ...
+
+    def restore(self, arrays: dict[str, Any], links: int) -> None: ...
+
+    def bounds(self, ops: Any, u: Any, v: Any) -> tuple[int, int, int]: ...
+
+    def run(self, kind: str, ops: Any, u: Any, v: Any, batch: int) -> Any: ...
+
+    def run_stream(self, kind: str, ops: Any, u: Any, v: Any, first: int, size: int) -> Any: ...
+
+    def find(self, v: Any) -> Any: ...
+
+    def num_links(self) -> int: ...
+
+
+class Streamer(Protocol):
+    """Union-find labels fed one edge chunk at a time (``concomp.stream_components``)."""
+
+    def __init__(self, num_nodes: int | None, variant: Variant, options: Options, *,
+                 max_device_bytes: int | None = None, index_dtype: Any = None,
+                 one_way: bool = False) -> None: ...
+
+    def ensure_nodes(self, n: int) -> None: ...
+
+    def add(self, src: Any, dst: Any, check: Any) -> None: ...
+
+    def roots(self) -> Any: ...

@@ -1,0 +1,176 @@
+"""The rule registry: one row per find rule and per union (link) rule.
+
+A row holds everything concomp knows about a rule: its name (the value of its
+enum member in :mod:`concomp.variants`), the C++ policy the GPU kernels are
+instantiated with (``_gpu/cuda/uf.cuh``), the numba function that implements it
+on the CPU (``_cpu/rules.py``), the auxiliary state it needs, whether a
+concurrent run of it records a spanning forest, and which drivers of which
+engine run it. Drivers ask this table; nothing else keeps a list of rules.
+
+Adding a union rule touches three places: the enum value (``Finish`` in
+``variants.py``), its policy (a C++ struct in ``_gpu/cuda/uf.cuh`` and a numba
+function in ``_cpu/rules.py``) and one :class:`UnionRule` row below.
+``tests/test_rules.py`` registers a toy rule that way, end to end.
+
+This module imports nothing from the rest of concomp, so that ``variants``,
+both engines and the public layer can all read it without an import cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+__all__ = [
+    "DRIVERS",
+    "ENGINES",
+    "FIND_RULES",
+    "UNION_RULES",
+    "FindRule",
+    "UnionRule",
+    "find_rule",
+    "union_rule",
+    "union_rules_for",
+]
+
+#: The engines, and the drivers a union rule can serve on each.
+ENGINES = ("cpu", "gpu")
+DRIVERS = ("static", "forest", "incremental", "streaming")
+
+
+@dataclass(frozen=True)
+class FindRule:
+    """A find / path-compression rule.
+
+    Attributes
+    ----------
+    name : str
+        The ``Compress`` value (``"halve"``).
+    cpp : str or None
+        The C++ find policy (``FindHalve``) the non-Rem union rules take; None
+        where the rule exists only as one of Rem's steps (``splice``).
+    rem_cpp : str or None
+        The C++ step policy of Rem's walk (``HalveAtomicOne``); None where Rem
+        has no such step (``naive``, ``compress``).
+    cpu : str or None
+        Name of the numba find function in ``_cpu/rules.py``.
+    rem_cpu : str or None
+        Name of the numba Rem step in ``_cpu/rules.py``.
+    """
+
+    name: str
+    cpp: str | None
+    rem_cpp: str | None
+    cpu: str | None
+    rem_cpu: str | None
+
+
+@dataclass(frozen=True)
+class UnionRule:
+    """A union-find link rule (a root-based ``Finish`` of the design space).
+
+    Attributes
+    ----------
+    name : str
+        The ``Finish`` value (``"rem_cas"``).
+    compress : tuple of str
+        The find rules it is proven correct with (ConnectIt), in canonical order.
+    cpp : str
+        C++ union policy as a template: ``{find}`` is replaced by the find rule's
+        ``cpp`` policy, ``{rem}`` by its ``rem_cpp`` step and ``{split}`` by
+        ``true`` / ``false`` (whether the find rule is ``split``).
+    cpu : str or None
+        Name of the numba union factory in ``_cpu/rules.py`` (None: GPU only).
+    walks_rem : bool
+        The rule is Rem's walk (its compression is one of Rem's steps).
+    aux : bool
+        Needs the per-vertex int32 auxiliary array (hooks, locks).
+    packed : bool
+        Keeps JTB's 64-bit packed (rank, parent) words beside the parents.
+    reroots : bool
+        Re-roots trees (JTB): "owns a forest edge" is "its slot is set", not "is
+        a non-root".
+    unsafe_concurrent_forest : tuple of str
+        Find rules with which a *concurrent* run does not record a spanning
+        forest: Rem's splice moves subtrees between trees without a root link, so
+        a later root link may join two parts of one component.
+    drivers : mapping of engine to frozenset of driver names
+        Which drivers (``static``, ``forest``, ``incremental``, ``streaming``)
+        of which engine run the rule.
+    """
+
+    name: str
+    compress: tuple[str, ...]
+    cpp: str
+    cpu: str | None
+    walks_rem: bool = False
+    aux: bool = False
+    packed: bool = False
+    reroots: bool = False
+    unsafe_concurrent_forest: tuple[str, ...] = ()
+    drivers: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def supports(self, engine: str, driver: str = "static") -> bool:
+        """Whether ``engine``'s ``driver`` runs this rule."""
+        return driver in self.drivers.get(engine, frozenset())
+
+    def records_forest(self, engine: str, compress: str, *, concurrent: bool) -> bool:
+        """Whether a run with ``compress`` records a spanning forest on ``engine``."""
+        if not self.supports(engine, "forest"):
+            return False
+        return not (concurrent and compress in self.unsafe_concurrent_forest)
+
+    def cpp_policy(self, compress: str) -> str:
+        """The C++ type of this rule with find rule ``compress``: ``UniteAsync<FindHalve>``."""
+        find = FIND_RULES[compress]
+        return self.cpp.format(find=find.cpp, rem=find.rem_cpp,
+                               split="true" if compress == "split" else "false")
+
+
+FIND_RULES: dict[str, FindRule] = {
+    row.name: row
+    for row in (
+        FindRule("naive", "FindNaive", None, "find_naive", None),
+        FindRule("split", "FindSplit", "SplitAtomicOne", "find_split", "rem_split"),
+        FindRule("halve", "FindHalve", "HalveAtomicOne", "find_halve", "rem_halve"),
+        FindRule("compress", "FindCompress", None, "find_compress", None),
+        FindRule("splice", None, "SpliceAtomic", None, "rem_splice"),
+    )
+}
+
+_ALL = frozenset(DRIVERS)
+_CPU = {"cpu": _ALL}
+_UF4 = ("naive", "split", "halve", "compress")
+_REM3 = ("split", "halve", "splice")
+
+UNION_RULES: dict[str, UnionRule] = {
+    row.name: row
+    for row in (
+        UnionRule("async", _UF4, "UniteAsync<{find}>", "union_async",
+                  drivers={**_CPU, "gpu": _ALL}),
+        UnionRule("early", _UF4, "UniteEarly<{find}>", None, drivers={"gpu": _ALL}),
+        UnionRule("hooks", _UF4, "UniteHooks<{find}>", None, aux=True, drivers={"gpu": _ALL}),
+        UnionRule("rem_cas", _REM3, "UniteRem<{rem}, false>", "union_rem", walks_rem=True,
+                  unsafe_concurrent_forest=("splice",), drivers={**_CPU, "gpu": _ALL}),
+        UnionRule("rem_lock", _REM3, "UniteRem<{rem}, true>", None, walks_rem=True, aux=True,
+                  unsafe_concurrent_forest=("splice",), drivers={"gpu": _ALL}),
+        UnionRule("jtb", ("naive", "split"), "UniteJTB<{split}>", None, packed=True,
+                  reroots=True,
+                  drivers={"gpu": frozenset({"static", "forest", "streaming"})}),
+    )
+}
+
+
+def union_rule(name: object) -> UnionRule:
+    """The row of union rule ``name`` (a ``Finish`` member or its value)."""
+    return UNION_RULES[str(name)]
+
+
+def find_rule(name: object) -> FindRule:
+    """The row of find rule ``name`` (a ``Compress`` member or its value)."""
+    return FIND_RULES[str(name)]
+
+
+def union_rules_for(engine: str, driver: str = "static") -> tuple[UnionRule, ...]:
+    """Rows of the union rules that ``engine``'s ``driver`` runs, in registry order."""
+    return tuple(row for row in UNION_RULES.values() if row.supports(engine, driver))

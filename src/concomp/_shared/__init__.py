@@ -1,0 +1,1 @@
+"""Host helpers both engines use (engine-neutral: no engine imports this package's users)."""

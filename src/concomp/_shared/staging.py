@@ -1,0 +1,155 @@
+"""Host primitives the streaming engines stage edge chunks with (numba, all cores).
+
+One parallel pass over a chunk copies and narrows its ids into a (pinned)
+staging buffer and finds their smallest and largest value (the range check), so
+validation costs no extra read of the data. The GPU pipeline stages its slots
+with :func:`stage_edges` and :func:`copy_parallel`; both engines check ranges
+with :func:`edge_id_range`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numba as nb
+import numpy as np
+
+__all__ = ["INT32_IDS", "RangeCheck", "copy_parallel", "edge_id_range", "stage_edges"]
+
+#: Largest vertex id that int32 labels hold. A module constant so that tests can
+#: lower it to exercise the switch to int64 labels without 2**31 vertices.
+INT32_IDS = int(np.iinfo(np.int32).max) - 1
+#: Ids handled per parallel task; large enough to amortise scheduling, small
+#: enough to balance 16+ threads on a chunk of a few million edges.
+_BLOCK = 1 << 16
+
+RangeCheck = Callable[[int, int], None]
+
+
+# Both kernels work on zero-based views of one block and keep min/max in the input
+# type: with that, LLVM vectorises the loop (about 10x faster than indexing the
+# whole arrays at ``offset + i``, whose possibly negative index defeats it).
+@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
+def _stage(src, dst, out_src, out_dst, offset):
+    m = src.shape[0]
+    nblocks = (m + _BLOCK - 1) // _BLOCK
+    los = np.empty(nblocks, np.int64)
+    his = np.empty(nblocks, np.int64)
+    for b in nb.prange(nblocks):
+        start = b * _BLOCK
+        stop = min(start + _BLOCK, m)
+        s, d = src[start:stop], dst[start:stop]
+        os, od = out_src[offset + start:offset + stop], out_dst[offset + start:offset + stop]
+        lo = s[0]
+        hi = s[0]
+        for j in range(s.shape[0]):
+            u = s[j]
+            v = d[j]
+            os[j] = u
+            od[j] = v
+            lo = min(lo, u)
+            lo = min(lo, v)
+            hi = max(hi, u)
+            hi = max(hi, v)
+        los[b] = lo
+        his[b] = hi
+    return los.min(), his.max()
+
+
+@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
+def _range(src, dst):
+    m = src.shape[0]
+    nblocks = (m + _BLOCK - 1) // _BLOCK
+    los = np.empty(nblocks, np.int64)
+    his = np.empty(nblocks, np.int64)
+    for b in nb.prange(nblocks):
+        start = b * _BLOCK
+        stop = min(start + _BLOCK, m)
+        s, d = src[start:stop], dst[start:stop]
+        lo = s[0]
+        hi = s[0]
+        for j in range(s.shape[0]):
+            lo = min(lo, s[j])
+            hi = max(hi, s[j])
+        for j in range(d.shape[0]):
+            lo = min(lo, d[j])
+            hi = max(hi, d[j])
+        los[b] = lo
+        his[b] = hi
+    return los.min(), his.max()
+
+
+@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
+def _copy(src, out):
+    m = src.shape[0]
+    for b in nb.prange((m + _BLOCK - 1) // _BLOCK):
+        start = b * _BLOCK
+        stop = min(start + _BLOCK, m)
+        s, o = src[start:stop], out[start:stop]
+        for j in range(s.shape[0]):
+            o[j] = s[j]
+
+
+def copy_parallel(src: np.ndarray, out: np.ndarray) -> None:
+    """``out[:] = src`` on all cores (``np.copyto`` uses one).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp._shared.staging import copy_parallel
+    >>> out = np.zeros(3, np.int32)
+    >>> copy_parallel(np.array([4, 5, 6], np.int32), out)
+    >>> out.tolist()
+    [4, 5, 6]
+    """
+    if src.shape[0]:
+        _copy(src, out)
+
+
+def _same_type(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    # one id type keeps the vectorised min/max in a single type (mixed pairs are rare)
+    if src.dtype == dst.dtype:
+        return src, dst
+    dt = np.result_type(src.dtype, dst.dtype)
+    return src.astype(dt), dst.astype(dt)
+
+
+def stage_edges(src: np.ndarray, dst: np.ndarray, out_src: np.ndarray, out_dst: np.ndarray,
+                offset: int = 0) -> tuple[int, int]:
+    """Copy ``src``/``dst`` into ``out_*[offset:offset+m]`` (casting) and return ``(min, max)``.
+
+    Ids are signed or at most 32-bit unsigned integers (the caller converts
+    anything else). A narrowing cast wraps silently: check the returned range
+    before using the copy. An empty chunk returns ``(0, -1)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp._shared.staging import stage_edges
+    >>> out_s, out_d = np.zeros(5, np.int32), np.zeros(5, np.int32)
+    >>> stage_edges(np.array([3, 1]), np.array([4, 0]), out_s, out_d, offset=2)
+    (0, 4)
+    >>> out_s.tolist(), out_d.tolist()
+    ([0, 0, 3, 1, 0], [0, 0, 4, 0, 0])
+    """
+    if src.shape[0] == 0:
+        return 0, -1
+    lo, hi = _stage(*_same_type(src, dst), out_src, out_dst, np.int64(offset))
+    return int(lo), int(hi)
+
+
+def edge_id_range(src: np.ndarray, dst: np.ndarray) -> tuple[int, int]:
+    """``(min, max)`` over both id arrays in one parallel pass (``(0, -1)`` when empty).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp._shared.staging import edge_id_range
+    >>> edge_id_range(np.array([5, 2], np.int32), np.array([7, 9], np.uint32))
+    (2, 9)
+    """
+    if src.shape[0] == 0:
+        return 0, -1
+    lo, hi = _range(*_same_type(src, dst))
+    return int(lo), int(hi)
+

@@ -1,0 +1,169 @@
+"""Tuning settings of the engines: one frozen, validated object passed down to the drivers.
+
+Every public entry point takes ``options=`` (default :data:`DEFAULTS`) and hands
+it to the engine driver it dispatches to; drivers read their settings from it
+and from nowhere else. The defaults are the settings measured fastest by the
+benchmarks (``benchmarks/``); the others exist so that a benchmark can sweep
+them and a test can force a code path (a small graph through the path that
+large ones take).
+
+Examples
+--------
+>>> import numpy as np, concomp
+>>> from concomp.options import Options
+>>> opts = Options(label_samples=64)
+>>> concomp.connected_components((np.array([0, 2]), np.array([1, 3])), device="cpu",
+...                              options=opts)
+(2, array([0, 0, 1, 1], dtype=int32))
+>>> Options(heavy_degree=0)
+Traceback (most recent call last):
+...
+concomp.errors.InvalidOptionsError: Options.heavy_degree=0 is not valid: it must be an int >= 1. Fix: pass a value >= 1 or leave the default (64).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from .errors import InvalidOptionsError
+
+__all__ = ["DEFAULTS", "Options", "resolve_options"]
+
+_INT32_MAX = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Options:
+    """Engine settings. Every field has the measured default; see each field.
+
+    Static connected components
+    ---------------------------
+    heavy_degree : int
+        GPU: vertices whose remaining degree exceeds this go to the
+        block-per-vertex finish kernel.
+    bfs_alpha : int
+        GPU: BFS turns bottom-up once the frontier holds more than
+        ``n / bfs_alpha`` vertices (Beamer's direction optimisation).
+    kout_lower_scan : int
+        Both engines: k-out over lower neighbours looks for its k neighbours of
+        smaller id among the first this many entries of a row, so that no
+        thread walks a hub's whole row.
+    label_samples : int
+        CPU: vertices sampled to find the most frequent label after sampling
+        (Afforest uses 1024).
+    one_side_above_bytes : int or None
+        GPU: Rem's unions in the unsampled CSR finish and in k-out over lower
+        neighbours walk one-sided when the parent array has more bytes than
+        this; None means the device's L2 size.
+    capture_graphs : bool
+        GPU: capture a run as a CUDA graph and replay it when the same graph
+        object is run again.
+    auto_small_entries : int
+        GPU ``auto``: graphs with fewer CSR entries than this run the
+        unsampled finish (sampling does not pay for itself below it).
+
+    Incremental connectivity
+    ------------------------
+    int32_capacity : int
+        Both engines: the largest vertex capacity kept in 32-bit state; the
+        state switches to 64-bit beyond it (lower it to test that switch).
+    two_pass : {"auto", "always", "never"}
+        GPU: large insert batches run in two passes by edge direction with a
+        flattening in between; "auto" does so when the batch has at least
+        ``two_pass_min_batch`` entries per vertex and the parents have more
+        bytes than ``two_pass_above_bytes``.
+    two_pass_min_batch : float
+        See ``two_pass``.
+    two_pass_above_bytes : int or None
+        See ``two_pass``; None means the device's L2 size.
+    stream_persistent_max : int
+        GPU: streams of batches up to this many entries run as one persistent
+        launch with a grid barrier per batch.
+    stream_graphs : bool
+        GPU: longer streams are replayed as a CUDA graph of batch launches.
+
+    Streaming
+    ---------
+    chunk_edges : int
+        GPU: edges per pinned staging slot of :func:`concomp.stream_components`.
+    int32_ids : int
+        CPU: streams keep 32-bit labels until an id passes this value (lower
+        it to test the switch to 64-bit labels).
+
+    Minimum spanning forests
+    ------------------------
+    msf_packed_keys : bool
+        GPU Borůvka: use packed 64-bit (weight, endpoint) keys when the weights
+        fit 32 bits; False ranks the edges first (the path wider weights take).
+    """
+
+    heavy_degree: int = 64
+    bfs_alpha: int = 20
+    kout_lower_scan: int = 64
+    label_samples: int = 1024
+    one_side_above_bytes: int | None = None
+    capture_graphs: bool = True
+    auto_small_entries: int = 4_000_000
+
+    int32_capacity: int = _INT32_MAX
+    two_pass: str = "auto"
+    two_pass_min_batch: float = 1.0
+    two_pass_above_bytes: int | None = None
+    stream_persistent_max: int = 1 << 20
+    stream_graphs: bool = True
+
+    chunk_edges: int = 1 << 22
+    int32_ids: int = _INT32_MAX
+
+    msf_packed_keys: bool = True
+
+    def __post_init__(self) -> None:
+        minimum = {"heavy_degree": 1, "bfs_alpha": 1, "kout_lower_scan": 1, "label_samples": 1,
+                   "one_side_above_bytes": 0, "auto_small_entries": 0, "int32_capacity": 1,
+                   "two_pass_above_bytes": 0, "stream_persistent_max": 0, "chunk_edges": 256,
+                   "int32_ids": 1}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            default = f.default
+            if f.name in minimum:
+                if value is None and default is None:
+                    continue
+                if isinstance(value, bool) or not isinstance(value, int) or value < minimum[f.name]:
+                    raise InvalidOptionsError(
+                        f"Options.{f.name}={value!r} is not valid: it must be an int >= "
+                        f"{minimum[f.name]}{' or None' if default is None else ''}. Fix: pass "
+                        f"a value >= {minimum[f.name]} or leave the default ({default!r}).")
+            elif isinstance(default, bool):
+                if not isinstance(value, bool):
+                    raise InvalidOptionsError(
+                        f"Options.{f.name}={value!r} is not valid: it must be True or False.")
+        if self.two_pass not in ("auto", "always", "never"):
+            raise InvalidOptionsError(
+                f"Options.two_pass={self.two_pass!r} is not valid: use 'auto', 'always' or "
+                "'never'.")
+        if (isinstance(self.two_pass_min_batch, bool)
+                or not isinstance(self.two_pass_min_batch, (int, float))
+                or not self.two_pass_min_batch >= 0):
+            raise InvalidOptionsError(
+                f"Options.two_pass_min_batch={self.two_pass_min_batch!r} is not valid: it must "
+                "be a number >= 0.")
+
+    def with_(self, **changes: Any) -> Options:
+        """A copy with ``changes`` applied (validated like the constructor)."""
+        return replace(self, **changes)
+
+
+#: The defaults every entry point uses when ``options`` is not given.
+DEFAULTS = Options()
+
+
+def resolve_options(options: Options | None) -> Options:
+    """``options`` checked to be an :class:`Options`, or :data:`DEFAULTS` for None."""
+    if options is None:
+        return DEFAULTS
+    if not isinstance(options, Options):
+        raise InvalidOptionsError(
+            f"argument `options`: {options!r} is not a concomp.options.Options. Fix: pass "
+            "concomp.options.Options(...) or leave it out.")
+    return options
