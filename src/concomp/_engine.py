@@ -30,7 +30,7 @@ ENGINE_PACKAGES = {"cpu": "concomp._cpu", "gpu": "concomp._gpu"}
 #: Engine module -> the names every engine defines in it (or declares unsupported).
 CONTRACT: dict[str, tuple[str, ...]] = {
     "components": ("component_roots", "auto_variant", "canonical_labels", "count_roots"),
-    "forest": ("spanning_forest_ids",),
+    "forest": ("spanning_forest_ids", "records_forest"),
     "msf": ("minimum_spanning_forest_ids",),
     "incremental": ("IncrementalEngine",),
     "streaming": ("Streamer", "fits_in_memory", "components_out_of_core", "stream_labels",
@@ -63,6 +63,12 @@ def count_roots(roots: Any) -> int:
 # --------------------------------------------------------------------------- forest, msf
 def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tuple[Any, int]:
     """``(ascending int64 input edge ids of a spanning forest, number of components)``."""
+    raise NotImplementedError
+
+
+def records_forest(variant: Variant) -> bool:
+    """Whether this engine's run of ``variant`` records a spanning forest (see
+    :meth:`concomp._rules.UnionRule.records_forest` and :data:`concomp._rules.FOREST_FAMILIES`)."""
     raise NotImplementedError
 
 

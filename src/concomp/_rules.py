@@ -25,6 +25,7 @@ __all__ = [
     "DRIVERS",
     "ENGINES",
     "FIND_RULES",
+    "FOREST_FAMILIES",
     "UNION_RULES",
     "FindRule",
     "UnionRule",
@@ -159,6 +160,12 @@ UNION_RULES: dict[str, UnionRule] = {
                   drivers={"gpu": frozenset({"static", "forest", "streaming"})}),
     )
 }
+
+
+#: Finish families other than the union-find rules that record a spanning forest, and
+#: on which engines: Soman et al.'s hooking, whose winning edge per tree is its
+#: spanning-tree edge (Soman, Kishore & Narayanan, section 3).
+FOREST_FAMILIES: dict[str, frozenset[str]] = {"soman": frozenset({"gpu"})}
 
 
 def union_rule(name: object) -> UnionRule:

@@ -62,6 +62,10 @@ class Options:
     auto_small_entries : int
         GPU ``auto``: graphs with fewer CSR entries than this run the
         unsampled finish (sampling does not pay for itself below it).
+    index_dtype : {None, "int32", "int64"}
+        Both engines: the index type of the union-find state and kernels;
+        None takes the graph's (int32 while ids fit). Tests run the 64-bit
+        kernels on small graphs with "int64".
 
     Incremental connectivity
     ------------------------
@@ -105,6 +109,7 @@ class Options:
     one_side_above_bytes: int | None = None
     capture_graphs: bool = True
     auto_small_entries: int = 4_000_000
+    index_dtype: str | None = None
 
     int32_capacity: int = _INT32_MAX
     two_pass: str = "auto"
@@ -138,6 +143,10 @@ class Options:
                 if not isinstance(value, bool):
                     raise InvalidOptionsError(
                         f"Options.{f.name}={value!r} is not valid: it must be True or False.")
+        if self.index_dtype not in (None, "int32", "int64"):
+            raise InvalidOptionsError(
+                f"Options.index_dtype={self.index_dtype!r} is not valid: use None, 'int32' or "
+                "'int64'.")
         if self.two_pass not in ("auto", "always", "never"):
             raise InvalidOptionsError(
                 f"Options.two_pass={self.two_pass!r} is not valid: use 'auto', 'always' or "
