@@ -23,6 +23,8 @@ generators
     R-MAT, G(n, m), grids, kNN, Delaunay, Barabasi-Albert, weights, benchmark suite.
 variants
     The design space: ``Variant``, ``all_variants``.
+options
+    ``Options``: the engines' tuning settings, passed as ``options=`` to every entry point.
 csgraph
     Drop-in replacements for ``scipy.sparse.csgraph`` functions.
 errors
@@ -33,7 +35,7 @@ errors
 
 from __future__ import annotations
 
-from . import errors, generators, variants
+from . import errors, generators, options, variants
 from ._validate import as_graph
 from .components import (
     component_sizes,
@@ -44,8 +46,10 @@ from .components import (
 from .errors import (
     DeviceMemoryError,
     DeviceUnavailableError,
+    EngineCapabilityError,
     GraphFormatError,
     InvalidGraphError,
+    InvalidOptionsError,
     InvalidVariantError,
 )
 from .graph import Graph
@@ -53,6 +57,7 @@ from .io import read_graph, write_graph
 from .forest import SpanningForest, spanning_forest
 from .incremental import IncrementalConnectivity
 from .msf import MinimumSpanningForest, minimum_spanning_forest
+from .options import Options
 from .streaming import stream_components
 from .variants import Variant, all_variants
 
@@ -76,6 +81,8 @@ __all__ = [
     "generators",
     "Variant",
     "all_variants",
+    "Options",
+    "options",
     "variants",
     "errors",
     "InvalidGraphError",
@@ -83,5 +90,7 @@ __all__ = [
     "DeviceUnavailableError",
     "DeviceMemoryError",
     "GraphFormatError",
+    "InvalidOptionsError",
+    "EngineCapabilityError",
     "__version__",
 ]

@@ -1,4 +1,5 @@
-"""Array-namespace helpers that never import CuPy unless the caller gave CuPy data."""
+"""Array-namespace helpers that never import CuPy unless the caller gave CuPy data
+(and then only through :mod:`concomp._gpu._compat`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["is_cupy_array", "is_torch_tensor", "get_xp", "to_numpy", "index_dtype_for"]
+__all__ = ["get_xp", "index_dtype_for", "is_cupy_array", "is_torch_tensor", "to_device", "to_numpy"]
 
 INT32_MAX = np.iinfo(np.int32).max
 
@@ -30,9 +31,9 @@ def get_xp(*arrays: Any):
     """Return ``cupy`` if any array is a CuPy array, else ``numpy``."""
     for a in arrays:
         if a is not None and is_cupy_array(a):
-            import cupy  # imported only because the caller already holds CuPy data
+            from ._gpu._compat import cupy_module  # the caller already holds CuPy data
 
-            return cupy
+            return cupy_module()
     return np
 
 
@@ -41,6 +42,15 @@ def to_numpy(a: Any) -> np.ndarray:
     if is_cupy_array(a):
         return a.get()
     return np.asarray(a)
+
+
+def to_device(a: Any) -> Any:
+    """Copy a host array to the GPU (no-op for CuPy); raises where no GPU is usable."""
+    if is_cupy_array(a):
+        return a
+    from ._gpu._compat import cupy_or_raise
+
+    return cupy_or_raise().asarray(a)
 
 
 def index_dtype_for(n: int, nnz: int = 0) -> np.dtype:

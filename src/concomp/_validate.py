@@ -293,8 +293,9 @@ def _is_scalar_seq(seq: Any) -> bool:
 
 def _torch_to_array(t: Any) -> Any:
     if t.is_cuda:
-        import cupy
+        from ._gpu._compat import cupy_or_raise
 
+        cupy = cupy_or_raise()
         return cupy.from_dlpack(t.detach())
     return t.detach().cpu().numpy()
 

@@ -48,8 +48,9 @@ def _median_ms(fn: Callable[[], Any], reps: int) -> float:
 def gpu_median_ms(fn: Callable[[], Any], reps: int = 5) -> float:
     """Median GPU time of ``fn`` in ms: CUDA events around each call, one warm-up call
     first (compiles kernels, captures CUDA graphs). The benchmark scripts use it too."""
-    import cupy
+    from ._gpu._compat import cupy_or_raise
 
+    cupy = cupy_or_raise()
     fn()
     cupy.cuda.Device().synchronize()
     times = []

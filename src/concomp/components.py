@@ -12,10 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from ._dispatch import choose_device
+from ._arrays import get_xp, is_cupy_array, to_device, to_numpy
+from ._dispatch import choose_device, driver
 from ._validate import as_graph
-from .errors import InvalidVariantError
+from .errors import InvalidGraphError, InvalidVariantError
 from .graph import Graph
+from .options import Options, resolve_options
 from .variants import Variant, resolve_variant
 
 log = logging.getLogger("concomp")
@@ -31,67 +33,52 @@ __all__ = [
 
 
 def component_roots(graph: Any, *, device: str = "auto", algorithm: Any = "auto",
-                    max_device_bytes: int | None = None) -> Any:
+                    max_device_bytes: int | None = None, options: Options | None = None) -> Any:
     """Raw root labels: entry ``v`` is the smallest vertex id in ``v``'s component.
 
     Arrays stay on the device that computed them (NumPy for the CPU engine,
-    CuPy for the GPU engine). On the GPU, a host graph whose edges do not fit in
-    ``max_device_bytes`` (default: the free device memory) is streamed through
-    the device in chunks (:func:`concomp.stream_components`).
+    CuPy for the GPU engine). A host graph that the chosen engine cannot hold
+    whole (on the GPU: edges beyond ``max_device_bytes``, default the free
+    device memory) is streamed through it in chunks (:func:`concomp.stream_components`).
     """
     g = as_graph(graph)
-    dev = choose_device(g, device)
+    opts = resolve_options(options)
+    dev = choose_device(g, device, what="connected_components")
     variant = resolve_variant(algorithm)
-    if dev == "gpu" and g.device == "cpu":
-        from ._gpu.streaming import gpu_components_out_of_core, should_stream
-
-        if should_stream(g, max_device_bytes):
-            log.debug("edges exceed the device budget: streaming them in chunks")
-            return gpu_components_out_of_core(g, max_device_bytes, variant)
-    if dev == "gpu":
-        from ._gpu import components as engine
-    else:
-        from ._cpu import components as engine
+    if g.device != dev and not driver(dev, "streaming", "fits_in_memory")(g, max_device_bytes,
+                                                                          opts):
+        log.debug("edges exceed the %s engine's memory budget: streaming them in chunks", dev)
+        return driver(dev, "streaming", "components_out_of_core")(g, variant, max_device_bytes,
+                                                                  opts)
     if variant is None:
-        variant = engine.auto_variant(g)
+        variant = driver(dev, "components", "auto_variant")(g, opts)
         log.debug("algorithm=auto -> %s on %s", variant, dev)
     elif not variant.supported_on(dev):
         raise InvalidVariantError(
             f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
             f"concomp.all_variants(device={dev!r}) or device='gpu'.")
-    return engine.component_roots(g if dev == g.device else g.to(dev), variant)
+    return driver(dev, "components", "component_roots")(g if dev == g.device else g.to(dev),
+                                                        variant, opts)
 
 
 def canonical_labels(roots: Any) -> tuple[int, Any]:
     """SciPy's numbering from root labels: components ordered by their smallest vertex."""
-    xp = _xp(roots)
-    n = roots.shape[0]
-    is_root = roots == xp.arange(n, dtype=roots.dtype)
-    comp_of_root = xp.cumsum(is_root, dtype=np.int64) - 1
-    count = int(comp_of_root[-1]) + 1 if n else 0
-    dt = np.int32 if count <= np.iinfo(np.int32).max and n <= np.iinfo(np.int32).max else np.int64
-    return count, comp_of_root[roots].astype(dt)
+    return driver(_device_of(roots), "components", "canonical_labels")(roots)
 
 
-def _xp(a: Any):
-    from ._arrays import get_xp
-
-    return get_xp(a)
+def _device_of(a: Any) -> str:
+    return "gpu" if is_cupy_array(a) else "cpu"
 
 
 def _place(labels: Any, like: Graph | Any, to_device: str | None) -> Any:
     """Return labels where the caller's data lives, or where ``to_device`` says."""
-    from ._arrays import is_cupy_array, to_numpy
-
-    want = to_device or (like.device if isinstance(like, Graph) else
-                         ("gpu" if is_cupy_array(like) else "cpu"))
+    want = to_device or (like.device if isinstance(like, Graph) else _device_of(like))
+    if want not in ("cpu", "gpu"):
+        raise InvalidGraphError(f"argument `output_device`: {to_device!r} is not valid; use "
+                                "'cpu', 'gpu' or None (where the input lives).")
     if want == "cpu":
         return to_numpy(labels)
-    if not is_cupy_array(labels):
-        import cupy
-
-        return cupy.asarray(labels)
-    return labels
+    return to_device(labels)
 
 
 def connected_components(
@@ -104,6 +91,7 @@ def connected_components(
     num_nodes: int | None = None,
     output_device: str | None = None,
     max_device_bytes: int | None = None,
+    options: Options | None = None,
 ) -> tuple[int, Any] | int:
     """Weakly connected components of any graph-like input.
 
@@ -134,6 +122,8 @@ def connected_components(
         GPU only: device memory the run may take. A host graph whose edges do
         not fit streams its edges through the device in chunks (the labels must
         fit); default the free device memory.
+    options : concomp.options.Options, optional
+        Engine settings (default: the measured defaults).
 
     Returns
     -------
@@ -156,12 +146,12 @@ def connected_components(
     """
     g = as_graph(graph, num_nodes, with_weights=False)
     roots = component_roots(g, device=device, algorithm=algorithm,
-                            max_device_bytes=max_device_bytes)
+                            max_device_bytes=max_device_bytes, options=options)
+    dev = _device_of(roots)
     if canonical:
-        count, labels = canonical_labels(roots)
+        count, labels = driver(dev, "components", "canonical_labels")(roots)
     else:
-        count = int((roots == _xp(roots).arange(roots.shape[0], dtype=roots.dtype)).sum())
-        labels = roots
+        count, labels = driver(dev, "components", "count_roots")(roots), roots
     if not return_labels:
         return count
     return count, _place(labels, g, output_device)
@@ -190,7 +180,7 @@ def component_sizes(graph: Any, **kwargs: Any) -> Any:
     """
     kwargs["canonical"] = True  # sizes are indexed by the canonical label
     count, labels = connected_components(graph, **kwargs)
-    xp = _xp(labels)
+    xp = get_xp(labels)
     return xp.bincount(labels, minlength=count)
 
 
@@ -204,7 +194,7 @@ def largest_component(graph: Any, **kwargs: Any) -> Any:
     [3, 4, 5]
     """
     count, labels = connected_components(graph, **kwargs)
-    xp = _xp(labels)
+    xp = get_xp(labels)
     if count == 0:
         return xp.zeros(0, dtype=labels.dtype)
     sizes = xp.bincount(labels, minlength=count)

@@ -22,11 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from ._arrays import to_numpy
-from ._dispatch import choose_device
+from ._arrays import to_device, to_numpy
+from ._dispatch import choose_device, driver
+from ._rules import FOREST_FAMILIES, union_rules_for
 from ._validate import as_graph
 from .errors import InvalidVariantError
 from .graph import Graph
+from .options import Options, resolve_options
 from .variants import PRESETS, UNION_FIND, Sampling, Variant, resolve_variant
 
 __all__ = ["SpanningForest", "is_forest_variant", "spanning_forest"]
@@ -72,7 +74,8 @@ class SpanningForest:
 
 
 def spanning_forest(graph: Any, *, device: str = "auto", algorithm: str | Variant = "auto",
-                    num_nodes: int | None = None) -> SpanningForest:
+                    num_nodes: int | None = None,
+                    options: Options | None = None) -> SpanningForest:
     """A spanning forest of the undirected graph underlying ``graph``.
 
     Parameters
@@ -83,15 +86,17 @@ def spanning_forest(graph: Any, *, device: str = "auto", algorithm: str | Varian
     device : {"auto", "cpu", "gpu"}
         Engine, chosen as for :func:`concomp.connected_components`.
     algorithm : str or Variant
-        ``"auto"``, a preset or a variant string whose finish is a root-based
-        union-find rule (``async``, ``early``, ``hooks``, ``rem_cas``,
-        ``rem_lock``, ``jtb``; on the GPU also ``soman``, but not Rem's
-        ``splice``, which run concurrently moves subtrees without a root link),
-        with any sampler but Stages and any layout the engine offers, e.g.
-        ``"kout-async-halve-csr"`` (see ``concomp.all_variants(device)`` and
-        :func:`is_forest_variant`).
+        ``"auto"``, a preset or a variant string whose finish records a forest
+        on the engine: the root-based union-find rules (``async``, ``early``,
+        ``hooks``, ``rem_cas``, ``rem_lock``, ``jtb`` where the engine has them;
+        on the GPU not with Rem's ``splice``, which run concurrently moves
+        subtrees without a root link) and, on the GPU, ``soman``; any sampler but
+        Stages, e.g. ``"kout-async-halve-csr"`` (see
+        ``concomp.all_variants(device)`` and :func:`is_forest_variant`).
     num_nodes : int, optional
         Vertex count for edge-list input (default max id + 1).
+    options : concomp.options.Options, optional
+        Engine settings (default: the measured defaults).
 
     Returns
     -------
@@ -103,8 +108,8 @@ def spanning_forest(graph: Any, *, device: str = "auto", algorithm: str | Varian
     Raises
     ------
     InvalidVariantError
-        ``algorithm`` is not root-based (min-based families move vertices
-        between trees, so no vertex owns a forest edge) or not on the engine.
+        ``algorithm`` records no forest on the engine (min-based families move
+        vertices between trees, so no vertex owns a forest edge) or is not on it.
 
     Examples
     --------
@@ -118,111 +123,57 @@ def spanning_forest(graph: Any, *, device: str = "auto", algorithm: str | Varian
     ([0, 1], [1, 2])
     """
     g = as_graph(graph, num_nodes)
-    dev = choose_device(g, device)
-    variant = forest_variant(g, algorithm, dev)
+    opts = resolve_options(options)
+    dev = choose_device(g, device, what="spanning_forest")
+    variant = forest_variant(g, algorithm, dev, opts)
     log.debug("spanning_forest: %s on %s, %r", variant, dev, g)
-    ids, count = forest_ids(g, variant, dev)
+    ids, count = driver(dev, "forest", "spanning_forest_ids")(
+        g if g.device == dev else g.to(dev), variant, opts)
     return assemble(g, ids, count)
-
-
-def forest_finishes(dev: str) -> frozenset:
-    """Finish rules whose ``dev`` engine records a hook edge per merge.
-
-    The root-based union-find rules everywhere; on the GPU also the families
-    that register themselves in ``_gpu.families.FOREST_FINISHES`` (Soman et
-    al.'s hooking, whose winning edge per tree is its spanning-tree edge).
-    """
-    rules = set(UNION_FIND)
-    if dev == "gpu":
-        try:
-            from ._gpu.families import FOREST_FINISHES
-        except ImportError:
-            FOREST_FINISHES = ()
-        rules.update(FOREST_FINISHES)
-    return frozenset(rules)
-
-
-def _concurrent_splice(variant: Variant, dev: str) -> bool:
-    # Rem's SpliceAtomic moves subtrees between trees without a root link; run
-    # concurrently, a root link may then join two parts of one component, so the
-    # recorded edges can close cycles (seen on the H100). The serial CPU engine
-    # applies each union whole, so its splicing is fine.
-    return dev == "gpu" and str(variant.compress) == "splice"
 
 
 def is_forest_variant(variant: Variant, dev: str) -> bool:
     """Whether ``variant`` can return a spanning forest on ``dev``."""
-    return (variant.finish in forest_finishes(dev) and variant.sampling != Sampling.STAGES
-            and not _concurrent_splice(variant, dev) and variant.supported_on(dev))
+    return bool(driver(dev, "forest", "records_forest")(variant))
 
 
-def forest_variant(g: Graph, algorithm: Any, dev: str) -> Variant:
+def _forest_finishes(dev: str) -> list[str]:
+    """Names of the finishes that record a forest on ``dev`` (for error messages)."""
+    names = [row.name for row in union_rules_for(dev, "forest")]
+    return names + [f for f, engines in FOREST_FAMILIES.items() if dev in engines]
+
+
+def forest_variant(g: Graph, algorithm: Any, dev: str, options: Options | None = None) -> Variant:
     """The variant to run: ``algorithm`` checked for recording a forest on ``dev``."""
     variant = resolve_variant(algorithm)
     if variant is None:
-        if dev == "gpu":
-            from ._gpu.components import auto_variant
-        else:
-            from ._cpu.components import auto_variant
-        variant = auto_variant(g)
+        variant = driver(dev, "components", "auto_variant")(g, resolve_options(options))
         if not is_forest_variant(variant, dev):  # auto may pick a min-based family
             variant = PRESETS["afforest"]
-    rules = forest_finishes(dev)
-    if variant.finish not in rules or variant.sampling == Sampling.STAGES:
-        names = ", ".join(repr(str(f)) for f in sorted(rules, key=str))
-        raise InvalidVariantError(
-            f"algorithm={str(variant)!r} is not root-based: a spanning forest records the edge "
-            f"of each root link, which on the {dev} engine only the finishes {names} do, and "
-            "not under Stages sampling. Fix: pick a variant with one of those finishes and "
-            "another sampler, e.g. 'kout-async-halve-csr' (all legal ones: "
-            f"concomp.all_variants(device={dev!r}) with finish in that list).")
-    if _concurrent_splice(variant, dev):
-        raise InvalidVariantError(
-            f"algorithm={str(variant)!r}: Rem's splicing run concurrently on the GPU does not "
-            "yield a spanning forest (it moves subtrees without a root link). Fix: use "
-            f"'{variant.sampling}-{variant.finish}-halve-{variant.layout}' or "
-            "'...-split-...', or device='cpu'.")
+    if is_forest_variant(variant, dev):
+        return variant
     if not variant.supported_on(dev):
         raise InvalidVariantError(
             f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose a "
             f"union-find variant of concomp.all_variants(device={dev!r}).")
-    return variant
-
-
-def forest_ids(g: Graph, variant: Variant, dev: str, index_dtype: Any = None) -> tuple[Any, int]:
-    """``(ascending edge ids, number of components)`` from the engine of ``dev``.
-
-    ``index_dtype`` forces the GPU kernels' index type (tests run int64 kernels
-    on small graphs with it).
-    """
-    if dev == "cpu":
-        from ._cpu.forest import spanning_forest_ids
-
-        return spanning_forest_ids(g if g.device == "cpu" else g.to("cpu"), variant)
-    import cupy as cp
-
-    from ._gpu.components import run_variant
-
-    n = g.num_nodes
-    roots, hook = run_variant(g if g.device == "gpu" else g.to("gpu"), variant, record=True,
-                              index_dtype=index_dtype)
-    if n == 0:
-        return cp.zeros(0, np.int64), 0
-    count = int((roots[:n] == cp.arange(n, dtype=roots.dtype)).sum())
-    hook = hook[:n]
-    # JTB and BFS sampling re-root trees, so "owns an edge" is "slot set", not "non-root"
-    return cp.sort(hook[hook >= 0].astype(np.int64)), count
+    if variant.finish in UNION_FIND and variant.sampling != Sampling.STAGES:
+        raise InvalidVariantError(
+            f"algorithm={str(variant)!r}: Rem's splicing run concurrently on the {dev} engine "
+            "does not yield a spanning forest (it moves subtrees without a root link). Fix: use "
+            f"'{variant.sampling}-{variant.finish}-halve-{variant.layout}' or "
+            "'...-split-...'" + (", or device='cpu'." if dev == "gpu" else "."))
+    names = ", ".join(repr(f) for f in _forest_finishes(dev))
+    raise InvalidVariantError(
+        f"algorithm={str(variant)!r} is not root-based: a spanning forest records the edge "
+        f"of each root link, which on the {dev} engine only the finishes {names} do, and "
+        "not under Stages sampling. Fix: pick a variant with one of those finishes and "
+        "another sampler, e.g. 'kout-async-halve-csr' (all legal ones: "
+        f"concomp.all_variants(device={dev!r}) with finish in that list).")
 
 
 def assemble(g: Graph, ids: Any, count: int) -> SpanningForest:
     """Gather endpoints for ``ids`` on the graph's own device."""
-    if g.device == "cpu":
-        ids = to_numpy(ids)
-    else:
-        import cupy as cp
-
-        ids = cp.asarray(ids)
-    ids = ids.astype(np.int64, copy=False)
+    ids = (to_numpy(ids) if g.device == "cpu" else to_device(ids)).astype(np.int64, copy=False)
     src, dst = g.coo()
     return SpanningForest(src=src[ids], dst=dst[ids], edge_ids=ids, num_nodes=g.num_nodes,
                           num_components=count)

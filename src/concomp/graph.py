@@ -247,8 +247,9 @@ class Graph:
 def _counting_sort(keys: Any, n: int) -> tuple[Any, Any]:
     """Stable order of ``keys`` (values in [0, n)) and the CSR row pointer."""
     if is_cupy_array(keys):
-        import cupy as cp
+        from ._gpu._compat import cupy_module
 
+        cp = cupy_module()
         order = cp.argsort(keys, kind="stable") if keys.size else cp.zeros(0, keys.dtype)
         counts = cp.bincount(keys, minlength=n) if keys.size else cp.zeros(n, keys.dtype)
         indptr = cp.zeros(n + 1, dtype=index_dtype_for(n, keys.size))

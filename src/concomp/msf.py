@@ -13,17 +13,17 @@ References
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ._arrays import to_numpy
-from ._dispatch import choose_device
+from ._dispatch import choose_device, driver, requested_device
 from ._validate import as_graph
 from .errors import InvalidVariantError
 from .graph import Graph
+from .options import Options, resolve_options
 
 __all__ = ["ALGORITHMS", "GPU_MIN_EDGES", "MinimumSpanningForest", "minimum_spanning_forest"]
 
@@ -83,7 +83,8 @@ class MinimumSpanningForest:
 
 
 def minimum_spanning_forest(graph: Any, weights: Any = None, *, algorithm: str = "auto",
-                            maximum: bool = False, device: str = "auto") -> MinimumSpanningForest:
+                            maximum: bool = False, device: str = "auto",
+                            options: Options | None = None) -> MinimumSpanningForest:
     """Minimum (or maximum) spanning forest of an undirected weighted graph.
 
     Parameters
@@ -101,9 +102,8 @@ def minimum_spanning_forest(graph: Any, weights: Any = None, *, algorithm: str =
         ``"auto"`` is Kruskal on the CPU (sort + union-find, the fastest there)
         and Borůvka on the GPU. ``"prim"`` on the CPU is the binary-heap
         textbook version; on the GPU it is Wang et al.'s design [1]_, one round
-        of kernels per vertex (about 8.5 microseconds each on an H100), never
-        faster than Borůvka: a baseline for small graphs. ``"kruskal"`` runs on
-        the CPU only.
+        of kernels per vertex: a baseline for small graphs. ``"kruskal"`` runs
+        on the CPU only.
     maximum : bool
         Return the maximum spanning forest (the same tie rule on the negated
         weight).
@@ -111,6 +111,8 @@ def minimum_spanning_forest(graph: Any, weights: Any = None, *, algorithm: str =
         ``"auto"`` uses the GPU for CuPy input, or for host graphs of at least
         :data:`GPU_MIN_EDGES` edges when a GPU is usable; the environment
         variable ``CONCOMP_DEVICE`` can set it.
+    options : concomp.options.Options, optional
+        Engine settings (default: the measured defaults).
 
     Returns
     -------
@@ -139,17 +141,22 @@ def minimum_spanning_forest(graph: Any, weights: Any = None, *, algorithm: str =
     [0, 2, 3]
     """
     algorithm = _check_algorithm(algorithm)
+    opts = resolve_options(options)
     g = as_graph(graph, weights=weights)
-    dev = choose_device(g, device, min_edges=GPU_MIN_EDGES)
+    dev = choose_device(g, device, min_edges=GPU_MIN_EDGES, what="minimum_spanning_forest")
     if algorithm == "kruskal" and dev == "gpu":
-        if _explicit_gpu(device):
+        if requested_device(device) == "gpu":
             raise InvalidVariantError(
                 "argument `algorithm`: 'kruskal' runs on the CPU only, but device='gpu' was "
                 "asked for; on the GPU use 'boruvka' or 'prim'. Fix: pass algorithm='auto' or "
                 "device='cpu'.")
+        log.debug("minimum_spanning_forest: 'kruskal' runs on the CPU only -> cpu")
         dev = "cpu"
+    if algorithm == "auto":
+        algorithm = "boruvka" if dev == "gpu" else "kruskal"
     log.debug("minimum_spanning_forest: algorithm=%s device=%s %r", algorithm, dev, g)
-    ids = _run_gpu(g, algorithm, maximum) if dev == "gpu" else _run_cpu(g, algorithm, maximum)
+    ids = driver(dev, "msf", "minimum_spanning_forest_ids")(
+        g if g.device == dev else g.to(dev), algorithm, maximum, opts)
     return _forest(g, ids)
 
 
@@ -158,34 +165,6 @@ def _check_algorithm(algorithm: Any) -> str:
         raise InvalidVariantError(f"argument `algorithm`: {algorithm!r} is not valid; use one of "
                                   f"{ALGORITHMS}.")
     return algorithm.lower()
-
-
-def _explicit_gpu(device: Any) -> bool:
-    if isinstance(device, str) and device.lower() != "auto":
-        return device.lower() == "gpu"
-    return os.environ.get("CONCOMP_DEVICE", "").strip().lower() == "gpu"
-
-
-def _run_cpu(g: Graph, algorithm: str, maximum: bool) -> np.ndarray:
-    from ._cpu import msf as engine
-
-    h = g.to("cpu")
-    src, dst = h.coo()
-    key = engine.weight_keys(h.weights, h.num_edges, maximum)
-    if algorithm == "prim":
-        return engine.prim(src, dst, key, h.num_nodes, h.undirected_csr())
-    run = engine.boruvka if algorithm == "boruvka" else engine.kruskal
-    return run(src, dst, key, h.num_nodes)
-
-
-def _run_gpu(g: Graph, algorithm: str, maximum: bool):
-    from ._gpu import msf as engine
-
-    d = g.to("gpu")
-    src, dst = d.coo()
-    return engine.spanning_forest_ids(src, dst, d.weights, d.num_nodes,
-                                      algorithm="prim" if algorithm == "prim" else "boruvka",
-                                      maximum=maximum)
 
 
 def _forest(g: Graph, ids: Any) -> MinimumSpanningForest:

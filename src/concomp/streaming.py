@@ -22,12 +22,13 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from ._arrays import is_cupy_array, is_torch_tensor, to_numpy
+from ._dispatch import choose_device, driver, resolve_device
+from ._rules import UNION_RULES, union_rules_for
 from ._validate import (
     _DST_NAMES,
     _SRC_NAMES,
@@ -39,18 +40,15 @@ from ._validate import (
 )
 from .errors import GraphFormatError, InvalidGraphError, InvalidVariantError
 from .graph import Graph
-from .variants import Finish, Layout, Sampling, Variant, resolve_variant
+from .io import read_graph
+from .io._parse import pyarrow_or_raise
+from .options import Options, resolve_options
+from .variants import Layout, Sampling, Variant, resolve_variant
 
 log = logging.getLogger("concomp.streaming")
 
 __all__ = ["stream_components", "EdgeChunk", "iter_edge_chunks"]
 
-#: Default rules. GPU: Union-Async with path halving (GConn), the faster kernel on the
-#: uniform random graph of ``benchmarks/bench_streaming.py`` (7.1 vs 6.1 Gedges/s for
-#: Rem-CAS on an H100; R-MAT is a tie), where the kernel, not the copy, could limit the
-#: pipeline. CPU: the sequential Rem with splicing, which Cong & Muzio rank first.
-GPU_DEFAULT = Variant(Sampling.NONE, Finish.ASYNC, "halve", Layout.COO)
-CPU_DEFAULT = Variant(Sampling.NONE, Finish.REM_CAS, "splice", Layout.COO)
 #: A Graph given whole is cut into pieces of this many edges (the GPU engine
 #: re-cuts them to its slot size anyway).
 GRAPH_PIECE_EDGES = 1 << 24
@@ -76,6 +74,7 @@ def stream_components(
     max_device_bytes: int | None = None,
     chunk_edges: int | None = None,
     return_labels: bool = True,
+    options: Options | None = None,
 ) -> tuple[int, Any] | int:
     """Weakly connected components of a graph given as a stream of edge chunks.
 
@@ -108,6 +107,9 @@ def stream_components(
         ``max_device_bytes``). Input chunks of any size are packed or cut to it.
     return_labels : bool
         As in SciPy: when False only the count is returned.
+    options : concomp.options.Options, optional
+        Engine settings (default: the measured defaults); ``chunk_edges``
+        overrides its ``chunk_edges``.
 
     Returns
     -------
@@ -139,17 +141,13 @@ def stream_components(
     n = _resolve_n(num_nodes)
     budget = _positive("max_device_bytes", max_device_bytes)
     slot = _positive("chunk_edges", chunk_edges)
+    opts = resolve_options(options)
+    if slot is not None:
+        opts = opts.with_(chunk_edges=max(slot, 256))
     dev = _choose_device(chunks, device)
     variant = streaming_variant(algorithm, dev)
     log.debug("stream_components: %s on %s", variant, dev)
-    if dev == "gpu":
-        from ._gpu.streaming import GpuStreamer
-
-        engine = GpuStreamer(n, variant, max_device_bytes=budget, chunk_edges=slot)
-    else:
-        from ._cpu.streaming import CpuStreamer
-
-        engine = CpuStreamer(n, variant)
+    engine = driver(dev, "streaming", "Streamer")(n, variant, opts, max_device_bytes=budget)
     all_on_device = None
     for chunk in iter_edge_chunks(chunks, split=slot or GRAPH_PIECE_EDGES):
         src, dst = chunk_ids(chunk)
@@ -161,50 +159,38 @@ def stream_components(
             engine.ensure_nodes(int(chunk.num_nodes))
         engine.add(src, dst, range_check(chunk, src, dst, n))
     roots = engine.roots()
-    xp = _xp_of(roots)
     if not return_labels:
-        return int((roots == xp.arange(roots.shape[0], dtype=roots.dtype)).sum())
-    if dev == "gpu":
-        from ._gpu.streaming import canonical_on_device, download
-
-        count, labels = canonical_on_device(roots, budget)
-        if all_on_device or not is_cupy_array(labels):
-            return count, labels
-        return count, download(labels)
-    from .components import canonical_labels
-
-    return canonical_labels(roots)
+        return driver(dev, "components", "count_roots")(roots)
+    return driver(dev, "streaming", "stream_labels")(roots, budget, not all_on_device)
 
 
-# ----------------------------------------------------------------------------- algorithm, device
 def streaming_variant(algorithm: Any, device: str) -> Variant:
     """The union-find variant a stream runs with; raises for variants that cannot stream."""
     v = resolve_variant(algorithm)
     if v is None:
-        return GPU_DEFAULT if device == "gpu" else CPU_DEFAULT
+        return driver(device, "streaming", "default_variant")()
+    rules = [row.name for row in union_rules_for(device, "streaming")]
     if v.family != "unionfind" or v.sampling != Sampling.NONE or v.layout != Layout.COO:
         raise InvalidVariantError(
             f"algorithm={str(v)!r} cannot stream: a stream unites each chunk's edges as they "
-            "arrive, so it needs a union-find finish (async, early, hooks, rem_cas, rem_lock, "
-            "jtb) with sampling 'none' and layout 'coo'. Fix: pass e.g. 'none-async-halve-coo', "
-            "'rem' or 'auto'.")
-    if not v.supported_on(device):
+            "arrive, so it needs a union-find finish "
+            f"({', '.join(row.name for row in UNION_RULES.values())}) with sampling 'none' and "
+            "layout 'coo'. Fix: pass e.g. 'none-async-halve-coo', 'rem' or 'auto'.")
+    if v.finish.value not in rules:
         raise InvalidVariantError(
-            f"algorithm={str(v)!r} is not implemented by the {device} engine; the CPU engine "
-            "streams with finish 'async' or 'rem_cas'. Fix: choose one of those, or device='gpu'.")
+            f"algorithm={str(v)!r} is not implemented by the {device} engine; the {device} "
+            f"engine streams with the finishes {', '.join(map(repr, rules))}. Fix: choose one of "
+            "those" + (", or device='gpu'." if device == "cpu" else "."))
     return v
 
 
 def _choose_device(chunks: Any, device: str) -> str:
-    from ._dispatch import GPU_MIN_EDGES, choose_device
-
     if isinstance(chunks, Graph):
-        return choose_device(chunks, device)
+        return choose_device(chunks, device, what="stream_components")
     where, edges = _size_hint(chunks)
-    # choose_device reads only .device and .num_edges; a stream of unknown length
-    # counts as large, since streaming exists for graphs too big to hold at once
-    probe = SimpleNamespace(device=where, num_edges=GPU_MIN_EDGES if edges is None else edges)
-    return choose_device(probe, device)  # type: ignore[arg-type]
+    # a stream of unknown length counts as large: streaming exists for graphs too big
+    # to hold at once
+    return resolve_device(device, data_device=where, num_edges=edges, what="stream_components")
 
 
 def _size_hint(chunks: Any) -> tuple[str, int | None]:
@@ -235,12 +221,6 @@ def _positive(name: str, value: Any) -> int | None:
         raise InvalidGraphError(f"argument `{name}`: expected a positive int, got {value!r}. "
                                 "Fix: pass a count >= 1 (or None for the default).")
     return int(value)
-
-
-def _xp_of(a: Any):
-    from ._arrays import get_xp
-
-    return get_xp(a)
 
 
 # ----------------------------------------------------------------------------- chunk sources
@@ -363,8 +343,6 @@ def _file_chunks(path: Any, label: str) -> Iterator[EdgeChunk]:
     if _is_parquet(name):
         yield from _parquet_chunks(name, label)
         return
-    from .io import read_graph
-
     g = read_graph(name)
     yield EdgeChunk(f"{label} ({name!r})", *g.coo(), g.num_nodes)
 
@@ -378,8 +356,6 @@ def _is_parquet(name: str) -> bool:
 
 def _parquet_chunks(name: str, label: str) -> Iterator[EdgeChunk]:
     """One chunk per row group, reading only the two id columns."""
-    from .io._parse import pyarrow_or_raise
-
     pa, pq = pyarrow_or_raise()
     try:
         pf = pq.ParquetFile(name)

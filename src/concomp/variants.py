@@ -28,6 +28,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from ._rules import UNION_RULES, union_rules_for
 from .errors import InvalidVariantError
 
 __all__ = [
@@ -85,9 +86,9 @@ class Finish(_StrEnum):
     BFS_CC = "bfs_cc"  #: one direction-optimising BFS per component
 
 
-#: The CAS union-find rules (root-based; the GPU driver ``_gpu/components.py``).
-UNION_FIND = frozenset({Finish.ASYNC, Finish.EARLY, Finish.HOOKS, Finish.REM_CAS,
-                        Finish.REM_LOCK, Finish.JTB})
+#: The root-based union-find rules: every finish with a row in the rule registry
+#: (:data:`concomp._rules.UNION_RULES`).
+UNION_FIND = frozenset(Finish(name) for name in UNION_RULES)
 
 
 class Compress(_StrEnum):
@@ -111,12 +112,7 @@ class Layout(_StrEnum):
 #: the find / compression rule (ConnectIt proves these correct); for the other
 #: families it names the family's own rule or rule combination.
 COMPRESS_RULES: dict[Finish, tuple[str, ...]] = {
-    Finish.ASYNC: (Compress.NAIVE, Compress.SPLIT, Compress.HALVE, Compress.COMPRESS),
-    Finish.EARLY: (Compress.NAIVE, Compress.SPLIT, Compress.HALVE, Compress.COMPRESS),
-    Finish.HOOKS: (Compress.NAIVE, Compress.SPLIT, Compress.HALVE, Compress.COMPRESS),
-    Finish.REM_CAS: (Compress.SPLIT, Compress.HALVE, Compress.SPLICE),
-    Finish.REM_LOCK: (Compress.SPLIT, Compress.HALVE, Compress.SPLICE),
-    Finish.JTB: (Compress.NAIVE, Compress.SPLIT),
+    **{f: tuple(Compress(c) for c in UNION_RULES[f.value].compress) for f in UNION_FIND},
     Finish.SV: ("compress",),
     # Liu-Tarjan: (c)onnect / (p)arent-connect / (e)xtended-connect, (u)pdate /
     # (r)oot-update, (s)hortcut / (f)ull-shortcut, optional (a)lter. Connect (which
@@ -179,17 +175,21 @@ DEFAULT_K: dict[Sampling, int | None] = {
     Sampling.STAGES: 1,
 }
 
-#: Finish rules and samplers the GPU engine implements: all of them. Union-find
-#: rules run in ``_gpu/components.py``; the other families and Stages in
-#: ``_gpu/families*.py``.
-GPU_FINISHES: set[Finish] = set(Finish)
+def _static_rules(engine: str) -> set[Finish]:
+    return {Finish(row.name) for row in union_rules_for(engine, "static")}
+
+
+#: Finish rules and samplers the GPU engine implements: every union-find rule the
+#: registry gives it (``_gpu/components.py``) and every other family and Stages
+#: (``_gpu/families*.py``).
+GPU_FINISHES: set[Finish] = (set(Finish) - UNION_FIND) | _static_rules("gpu")
 GPU_SAMPLINGS: set[Sampling] = set(Sampling)
-#: The CPU engine. Its union-find rules run on one thread; ECL-CC runs in parallel
-#: with a compare-and-swap intrinsic (``_cpu/atomics.py``) when numba has more than
-#: one thread, serially otherwise, and ECL_af in parallel without atomics.
+#: The CPU engine: the union-find rules the registry gives it (one thread), ECL-CC
+#: (in parallel with a compare-and-swap intrinsic, ``_cpu/atomics.py``, when numba
+#: has more than one thread) and ECL_af (in parallel without atomics).
 CPU_SUPPORT: dict[str, tuple] = {
     "sampling": (Sampling.NONE, Sampling.KOUT, Sampling.KOUT_LOWER),
-    "finish": (Finish.ASYNC, Finish.REM_CAS, Finish.ECL, Finish.ECL_AF),
+    "finish": tuple(sorted(_static_rules("cpu"))) + (Finish.ECL, Finish.ECL_AF),
     "layout": (Layout.COO, Layout.CSR),
 }
 

@@ -10,7 +10,8 @@ from ..errors import DeviceMemoryError, DeviceUnavailableError
 
 log = logging.getLogger("concomp.gpu")
 
-__all__ = ["gpu_status", "cupy_or_raise", "device_info", "out_of_memory_guard"]
+__all__ = ["cupy_module", "cupy_or_raise", "cupyx_module", "device_info", "gpu_status",
+           "out_of_memory_guard"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -83,3 +84,17 @@ class out_of_memory_guard:
                 "device='cpu', or pass max_device_bytes= to stream the edges in chunks."
             ) from exc
         return False
+
+
+def cupy_module():
+    """The ``cupy`` module, for callers that already hold CuPy data (no device check)."""
+    import cupy
+
+    return cupy
+
+
+def cupyx_module(name: str):
+    """The ``cupyx`` submodule ``name`` (``"scipy.sparse"``, ``"scipy.spatial"``)."""
+    import importlib
+
+    return importlib.import_module(f"cupyx.{name}")

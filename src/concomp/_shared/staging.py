@@ -27,7 +27,7 @@ RangeCheck = Callable[[int, int], None]
 
 
 # Both kernels work on zero-based views of one block and keep min/max in the input
-# type: with that, LLVM vectorises the loop (about 10x faster than indexing the
+# type: with that, LLVM vectorises the loop (much faster than indexing the
 # whole arrays at ``offset + i``, whose possibly negative index defeats it).
 @nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
 def _stage(src, dst, out_src, out_dst, offset):

@@ -50,11 +50,15 @@ Examples
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
 
-from .._arrays import is_cupy_array, is_cupy_sparse
+from .._arrays import get_xp, is_cupy_array, is_cupy_sparse, to_device, to_numpy
+from .._dispatch import driver, unsupported
+
+log = logging.getLogger("concomp.csgraph")
 
 __all__ = ["connected_components", "minimum_spanning_tree"]  # noqa: F822 (lazy, __getattr__)
 
@@ -117,9 +121,8 @@ def connected_components(
     else:
         A = _host_csr(csgraph, bool(directed))
         if directed:
-            from .._cpu.scc import strong_component_labels
-
-            count, labels = strong_component_labels(A.indptr, A.indices)
+            scc = driver("cpu", "scc", "strong_component_labels")
+            count, labels = scc(A.indptr, A.indices)
         else:
             count, labels = _weak(A.indptr, A.indices, A.shape[0], "cpu")
     if return_labels:
@@ -185,25 +188,34 @@ def _weak(indptr: Any, indices: Any, n: int, device: str) -> tuple[int, Any]:
 
 
 def _device_components(csgraph: Any, directed: bool) -> tuple[int, Any]:
-    """CuPy / cupyx input: weak components on the GPU engine, strong ones on the host."""
-    import cupy as cp
-    import cupyx.scipy.sparse as csp
-
+    """CuPy / cupyx input: weak components on the GPU engine; strong ones on the engine
+    that has them (the CPU today: the GPU engine declares them unsupported)."""
     if csgraph.ndim != 2:
         raise ValueError("graph should have two dimensions")
     if csgraph.shape[0] != csgraph.shape[1]:
         raise ValueError("graph should be a square array")
+    n = int(csgraph.shape[0])
     if is_cupy_sparse(csgraph):
         A = csgraph.tocsr()
+        indptr, indices = A.indptr, A.indices
     else:
-        edge = (csgraph != 0) & cp.isfinite(csgraph)
-        A = csp.csr_matrix(edge.astype(cp.float32))
-    if directed:
-        from .._cpu.scc import strong_component_labels
-
-        count, labels = strong_component_labels(cp.asnumpy(A.indptr), cp.asnumpy(A.indices))
-        return count, cp.asarray(labels)
-    return _weak(A.indptr, A.indices, A.shape[0], "gpu")
+        xp = get_xp(csgraph)
+        keep = csgraph != 0
+        if csgraph.dtype.kind in "fc":
+            keep &= xp.isfinite(csgraph)
+        rows, indices = xp.nonzero(keep)  # row-major: already grouped by row
+        indptr = xp.zeros(n + 1, dtype=np.int64)
+        xp.cumsum(xp.bincount(rows, minlength=n), out=indptr[1:])
+    if not directed:
+        return _weak(indptr, indices, n, "gpu")
+    reason = unsupported("gpu", "scc", "strong_component_labels")
+    dev = "cpu" if reason else "gpu"
+    if reason:
+        log.debug("connected_components(connection='strong') on CuPy input runs on the CPU "
+                  "engine: %s", reason)
+        indptr, indices = to_numpy(indptr), to_numpy(indices)
+    count, labels = driver(dev, "scc", "strong_component_labels")(indptr, indices)
+    return count, to_device(labels)
 
 
 def __getattr__(name: str) -> Any:

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _host as _gen_cpu
 from . import _xp as _gen_xp
+from .._dispatch import resolve_device as _resolve
 from ..errors import InvalidGraphError
 
 __all__ = ["derive_keys", "resolve_device", "xp_for", "int_arg", "permutation"]
@@ -36,15 +37,9 @@ def derive_keys(seed: Any, *streams: str) -> list[int]:
 
 
 def resolve_device(device: str) -> str:
-    """``"cpu"`` or ``"gpu"``; ``"auto"`` picks the GPU when CuPy sees one."""
-    if device == "auto":
-        from .._gpu._compat import gpu_status
-
-        return "gpu" if gpu_status()[0] else "cpu"
-    if device not in ("cpu", "gpu"):
-        raise InvalidGraphError(f"argument `device`: {device!r} is not valid; allowed: 'cpu', "
-                                "'gpu', 'auto'. Fix: pass one of those.")
-    return device
+    """``"cpu"`` or ``"gpu"`` (see :func:`concomp._dispatch.resolve_device`): ``"auto"``
+    picks a usable GPU, whatever the size, since generated data is born there."""
+    return _resolve(device, data_device="cpu", num_edges=None, what="generator")
 
 
 def xp_for(device: str) -> Any:

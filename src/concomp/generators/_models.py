@@ -110,7 +110,9 @@ def _knn_query(xp: Any, points: Any, k: int) -> Any:
 
         return cKDTree(points).query(points, k=k + 1, workers=-1)[1].astype(np.int64)
     try:
-        from cupyx.scipy.spatial import KDTree
+        from .._gpu._compat import cupyx_module
+
+        KDTree = cupyx_module("scipy.spatial").KDTree
     except ImportError:  # CuPy < 13 has no KDTree: search on the host, copy the result
         from scipy.spatial import cKDTree
 

@@ -21,12 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from .._dispatch import _requested
-from ..errors import DeviceUnavailableError, InvalidGraphError, InvalidVariantError
+from .._dispatch import driver, resolve_device
+from .._rules import union_rules_for
+from ..errors import InvalidGraphError, InvalidVariantError
 from ._batches import (INSERT, QUERY, Batch, check_batch_size, load_state, place,
                                    prepare, save_state)
 from ..forest import SpanningForest
-from ..variants import COMPRESS_RULES, Finish, Variant, resolve_variant
+from ..options import Options, resolve_options
+from ..variants import Variant, resolve_variant
 
 __all__ = ["INSERT", "QUERY", "IncrementalConnectivity", "legal_algorithms", "plan_capacity"]
 
@@ -36,34 +38,36 @@ log = logging.getLogger("concomp.incremental")
 INT32_CAPACITY = int(np.iinfo(np.int32).max)
 #: Smallest capacity allocated once anything is stored (growth is geometric from here).
 MIN_CAPACITY = 1024
-#: Rem's rule with path halving: on the H100 1.1-1.3x faster than GConn's choice,
-#: Union-Async with splitting, on every suite graph inserted as one batch
-#: (``benchmarks/profile_incremental.py``).
+#: Rem's rule with path halving: a batch's unions walk both paths by parent order and
+#: stop at the first common node, touching fewer parents than Union-Async's two finds
+#: (GConn's choice); ``benchmarks/bench_incremental.py`` measures every rule.
 DEFAULT_ALGORITHM = "none-rem_cas-halve-coo"
-_FINISHES = {"cpu": (Finish.ASYNC, Finish.REM_CAS),
-             "gpu": (Finish.ASYNC, Finish.EARLY, Finish.HOOKS, Finish.REM_CAS, Finish.REM_LOCK)}
 
 
 def legal_algorithms(device: str) -> list[str]:
     """Variant strings the incremental engine of ``device`` runs (no sampling, COO).
 
-    On the GPU Rem's ``splice`` is left out: run concurrently it moves subtrees
-    without a root link, so the recorded spanning forest could close cycles.
+    The rules come from the registry (:mod:`concomp._rules`). Every batch records
+    its spanning forest, so a rule is left out where the engine's concurrent run
+    of it does not record one: on the GPU Rem's ``splice`` (it moves subtrees
+    without a root link, so the recorded forest could close cycles).
 
     Examples
     --------
     >>> legal_algorithms("cpu")[:2]
     ['none-async-naive-coo', 'none-async-split-coo']
     """
-    return [str(Variant("none", f, c, "coo")) for f in _FINISHES[device] for c in COMPRESS_RULES[f]
-            if not (device == "gpu" and c == "splice")]
+    concurrent = device == "gpu"
+    return [str(Variant("none", row.name, c, "coo")) for row in union_rules_for(device, "incremental")
+            for c in row.compress if row.records_forest(device, c, concurrent=concurrent)]
 
 
-def plan_capacity(capacity: int, dtype: Any, needed: int) -> tuple[int, np.dtype]:
+def plan_capacity(capacity: int, dtype: Any, needed: int,
+                  int32_capacity: int = INT32_CAPACITY) -> tuple[int, np.dtype]:
     """Capacity and index dtype that hold ``needed`` vertices, growing geometrically.
 
     Stays in int32 while ``needed`` fits (capping the doubling at
-    :data:`INT32_CAPACITY`), switches to int64 beyond. Pure arithmetic: nothing
+    ``int32_capacity``, by default :data:`INT32_CAPACITY`), switches to int64 beyond. Pure arithmetic: nothing
     is allocated.
 
     Examples
@@ -77,28 +81,18 @@ def plan_capacity(capacity: int, dtype: Any, needed: int) -> tuple[int, np.dtype
     if needed <= capacity:
         return capacity, dt
     new = max(needed, 2 * capacity, MIN_CAPACITY)
-    if dt == np.int32 and new > INT32_CAPACITY:
-        if needed <= INT32_CAPACITY:
-            new = INT32_CAPACITY
+    if dt == np.int32 and new > int32_capacity:
+        if needed <= int32_capacity:
+            new = int32_capacity
         else:
             dt = np.dtype(np.int64)
     return new, dt
 
 
 def _choose_device(device: Any) -> str:
-    want = _requested(device)
-    if want == "cpu":
-        return "cpu"
-    from .._gpu._compat import gpu_status
-
-    ok, reason = gpu_status()
-    if want == "gpu" and not ok:
-        raise DeviceUnavailableError(f"device='gpu' cannot run here: {reason}. Fix: use "
-                                     "device='cpu' or 'auto'.")
-    # a stream has no size to weigh up front: the state lives where the engine runs
-    log.debug("IncrementalConnectivity: device=%s -> %s (%s)", device, "gpu" if ok else "cpu",
-              reason)
-    return "gpu" if ok else "cpu"
+    # a stream of batches has no size to weigh up front: the state lives on a usable GPU
+    return resolve_device(device, data_device="cpu", num_edges=None,
+                          what="IncrementalConnectivity")
 
 
 def _choose_variant(algorithm: Any, dev: str) -> Variant:
@@ -126,6 +120,8 @@ class IncrementalConnectivity:
     algorithm : str
         ``"auto"`` (Rem's union with CAS and path halving, ``"none-rem_cas-halve-coo"``)
         or one of :func:`legal_algorithms`.
+    options : concomp.options.Options, optional
+        Engine settings (default: the measured defaults).
 
     Notes
     -----
@@ -154,20 +150,18 @@ class IncrementalConnectivity:
     """
 
     def __init__(self, num_nodes: int | None = None, *, device: str = "auto",
-                 algorithm: str | Variant = "auto") -> None:
+                 algorithm: str | Variant = "auto", options: Options | None = None) -> None:
         n = 0 if num_nodes is None else num_nodes
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
             raise InvalidGraphError(f"argument `num_nodes`: expected an int >= 0, got "
                                     f"{num_nodes!r}. Fix: pass a count or None.")
         self._requested = (device, str(algorithm))
+        self._options = resolve_options(options)
         dev = _choose_device(device)
         self._variant = _choose_variant(algorithm, dev)
-        cap, dt = plan_capacity(0, np.int32, int(n))
-        if dev == "gpu":
-            from .._gpu.incremental import GpuIncremental as Engine
-        else:
-            from .._cpu.incremental import CpuIncremental as Engine
-        self._engine = Engine(self._variant, cap, dt)
+        cap, dt = plan_capacity(0, np.int32, int(n), self._options.int32_capacity)
+        self._engine = driver(dev, "incremental", "IncrementalEngine")(self._variant, cap, dt,
+                                                                       self._options)
         self._n = int(n)
         self._batches = 0
 
@@ -343,7 +337,7 @@ class IncrementalConnectivity:
         if neg or bad:
             b.raise_error(neg, bad)
         eng = self._engine
-        cap, dt = plan_capacity(eng.capacity, eng.dtype, hi + 1)
+        cap, dt = plan_capacity(eng.capacity, eng.dtype, hi + 1, self._options.int32_capacity)
         if cap != eng.capacity or dt != eng.dtype:
             need, limit = eng.state_bytes(cap, dt), eng.memory_limit()
             # checked up front: a size that overflows would not fail cleanly on the GPU
@@ -364,9 +358,8 @@ class IncrementalConnectivity:
     # ------------------------------------------------------------------ results
     def labels(self) -> Any:
         """Component label per vertex, numbered like SciPy (by smallest vertex, from 0)."""
-        from ..components import canonical_labels
-
-        return canonical_labels(self._engine.roots(self._n))[1]
+        roots = self._engine.roots(self._n)
+        return driver(self._engine.device, "components", "canonical_labels")(roots)[1]
 
     def component_sizes(self) -> Any:
         """Size of each component, indexed by label."""

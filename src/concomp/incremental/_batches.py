@@ -53,8 +53,9 @@ def _array(a: Any, name: str) -> Any:
     if is_torch_tensor(a):
         a = a.detach()
         if a.is_cuda:
-            import cupy
+            from .._gpu._compat import cupy_or_raise
 
+            cupy = cupy_or_raise()
             a = cupy.from_dlpack(a)
         else:
             a = a.cpu().numpy()
@@ -107,8 +108,9 @@ def prepare(kind: str, ops: Any, u: Any, v: Any, names: tuple[str, str], device:
     if u.dtype != v.dtype:
         u, v = u.astype(np.int64), v.astype(np.int64)
     if device == "gpu":
-        import cupy as cp
+        from .._gpu._compat import cupy_module
 
+        cp = cupy_module()
         u, v = cp.asarray(u), cp.asarray(v)
         ops = None if ops is None else cp.asarray(ops)
     else:
@@ -123,8 +125,9 @@ def place(result: Any, like: str) -> Any:
     if like == "cpu":
         return result.get() if gpu else result
     if not gpu:
-        import cupy
+        from .._gpu._compat import cupy_or_raise
 
+        cupy = cupy_or_raise()
         return cupy.asarray(result)
     return result
 

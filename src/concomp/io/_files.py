@@ -78,7 +78,7 @@ def _open_for_writing(name: str, comp: str | None):
     if comp == "gzip":
         import gzip
 
-        return gzip.open(name, "wb", compresslevel=6)  # level 9 is 3x slower for ~3% less
+        return gzip.open(name, "wb", compresslevel=6)  # level 9 costs far more time for little size
     if comp == "xz":
         import lzma
 

@@ -55,7 +55,7 @@ def _scan_edges(buf, pos, stop, comment, prefix, min_id, max_id, ncols, max_cols
         line = pos
         # Fast path for the common line "[p ]u<sep>v[<sep>w][\\r]\\n" (one separator byte,
         # unsigned ids, integer weight), written inline: as a helper returning a tuple it
-        # ran 2x slower. Anything else, errors included, falls through to the general path.
+        # ran slower. Anything else, errors included, falls through to the general path.
         if ncols != 0 and (prefix == 0 or (buf[pos] == prefix and pos + 1 < n and
                                             buf[pos + 1] == _SP)):
             if prefix != 0:
