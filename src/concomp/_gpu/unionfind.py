@@ -12,8 +12,8 @@ than their children: in id order the parents in use grow from a prefix that L2
 holds. That is why the finishes and k-out over lower neighbours run one thread
 per vertex (or per entry) in id order rather than a grid-stride loop, and why
 hook-based sampling runs in decreasing id order (its hooks land before the
-unions of the low ids that read them). ``benchmarks/bench_gpu_cc.py`` measures
-the phases (``--profile``).
+unions of the low ids that read them). ``benchmarks/profile_gpu_cc.py`` times
+each phase.
 """
 
 from __future__ import annotations
