@@ -31,6 +31,7 @@ import gpu_suite  # noqa: E402
 
 import concomp  # noqa: E402
 from concomp._gpu.components import run_variant  # noqa: E402
+from concomp.options import DEFAULTS  # noqa: E402
 from concomp.benchsuite import gpu_median_ms  # noqa: E402
 from concomp.variants import Variant, all_variants  # noqa: E402
 
@@ -70,7 +71,7 @@ def time_gpu(cp, fn, reps: int) -> float:
 
 
 def check(cp, g, variant, ref_count) -> None:
-    roots, _ = run_variant(g, variant)
+    roots, _ = run_variant(g, variant, DEFAULTS)
     count = int((roots == cp.arange(roots.shape[0], dtype=roots.dtype)).sum())
     if count != ref_count:
         raise AssertionError(f"{variant}: {count} components, expected {ref_count}")
@@ -144,7 +145,7 @@ def _one_real(cp, path: Path, picks: set, summary: dict, reps: int,
                                       cp.asarray(dst).astype(cp.int64), host.num_nodes)
     info = peers(g, reps) if with_peers else {}
     info.update(n=g.num_nodes, undirected_edges=g.num_edges // 2)
-    auto_v = choose(g)
+    auto_v = choose(g, DEFAULTS)
     info["auto_variant"] = str(auto_v)
     ref = info.get("components")
     for vs in sorted(picks | {str(auto_v)}):
@@ -154,7 +155,7 @@ def _one_real(cp, path: Path, picks: set, summary: dict, reps: int,
         try:
             if ref is not None:
                 check(cp, g, v, ref)
-            ms = time_gpu(cp, lambda: run_variant(g, v), reps)
+            ms = time_gpu(cp, lambda: run_variant(g, v, DEFAULTS), reps)
             rows.append({"graph": path.name, "variant": vs, "ms": ms,
                          "edges_per_s": g.num_edges / 2 / (ms / 1e3), "floor_ratio": ""})
         except Exception as exc:
@@ -207,7 +208,7 @@ def main(argv=None) -> int:
         auto = concomp.components.component_roots  # noqa: F841 (documented path)
         from concomp._gpu.autoselect import choose
 
-        auto_v = choose(g)
+        auto_v = choose(g, DEFAULTS)
         info["auto_variant"] = str(auto_v)
         todo = list(variants) + ([auto_v] if auto_v not in variants else [])
         for v in todo:
@@ -218,7 +219,7 @@ def main(argv=None) -> int:
             try:
                 if ref is not None:
                     check(cp, g, v, ref)
-                ms = time_gpu(cp, lambda: run_variant(g, v), args.reps)
+                ms = time_gpu(cp, lambda: run_variant(g, v, DEFAULTS), args.reps)
                 rows.append({"graph": name, "variant": str(v), "ms": ms,
                              "edges_per_s": entries / 2 / (ms / 1e3), "floor_ratio": ms / floor_ms})
             except Exception as exc:

@@ -31,6 +31,7 @@ import time
 
 import numpy as np
 
+from concomp._gpu import msf_rank
 from concomp.benchsuite import gpu_median_ms
 
 
@@ -79,7 +80,7 @@ def check(cp, engine) -> list[str]:
                       else cpu.kruskal(s, d, key, n))
             for algorithm in ("boruvka", "prim"):
                 for dt in (np.int32, np.int64):
-                    got = engine.spanning_forest_ids(cp.asarray(s), cp.asarray(d), cp.asarray(w),
+                    got = engine.msf_edge_ids(cp.asarray(s), cp.asarray(d), cp.asarray(w),
                                                      n, algorithm=algorithm, maximum=maximum,
                                                      index_dtype=dt)
                     ok = np.array_equal(cp.asnumpy(got), expect)
@@ -101,7 +102,7 @@ def time_graph(cp, engine, name: str, graph: tuple, prim_steps: int) -> dict:
     ds, dd, dw = cp.asarray(s), cp.asarray(d), cp.asarray(w)
     row = {"graph": name, "n": n, "m": m}
     # nothing is kept between calls: every call is a first call on the graph
-    row["gpu_boruvka_ms"] = gpu_median_ms(lambda: engine.spanning_forest_ids(ds, dd, dw, n))
+    row["gpu_boruvka_ms"] = gpu_median_ms(lambda: engine.msf_edge_ids(ds, dd, dw, n))
     from concomp.graph import Graph
     from concomp.msf import minimum_spanning_forest
 
@@ -109,14 +110,13 @@ def time_graph(cp, engine, name: str, graph: tuple, prim_steps: int) -> dict:
     row["api_same_graph_ms"] = gpu_median_ms(lambda: minimum_spanning_forest(g))
     row["api_new_graph_ms"] = gpu_median_ms(
         lambda: minimum_spanning_forest(Graph.from_edges(ds, dd, n, weights=dw)))
-    engine.KEY_BORUVKA = False
-    row["gpu_ranking_path_ms"] = gpu_median_ms(lambda: engine.spanning_forest_ids(ds, dd, dw, n))
-    engine.KEY_BORUVKA = True
+    row["gpu_ranking_path_ms"] = gpu_median_ms(
+        lambda: engine.msf_edge_ids(ds, dd, dw, n, packed_keys=False))
     g = None  # free device memory before the next measurements
-    key = engine.weight_keys(dw, m, False)
+    key = msf_rank.weight_keys(dw, m, False)
     row["gpu_rank_ms"] = gpu_median_ms(
-        lambda: engine.rank_edges(ds, dd, key, n, np.dtype(np.int32)))
-    eu, ev, eid = engine.rank_edges(ds, dd, key, n, np.dtype(np.int32))
+        lambda: msf_rank.rank_edges(ds, dd, key, n, np.dtype(np.int32)))
+    eu, ev, eid = msf_rank.rank_edges(ds, dd, key, n, np.dtype(np.int32))
     row["gpu_boruvka_rounds_ms"] = gpu_median_ms(lambda: boruvka_on_ranks(eu, ev, eid, n, m))
     for label, light in (("0", 0), ("n/2", n // 2), ("2n", 2 * n)):  # default: n
         row[f"gpu_boruvka_rounds_ms_light_{label}"] = gpu_median_ms(
@@ -129,7 +129,7 @@ def time_graph(cp, engine, name: str, graph: tuple, prim_steps: int) -> dict:
     t0 = time.perf_counter()
     ids = cpu.kruskal(s, d, cpu.weight_keys(w, m), n)
     row["cpu_kruskal_s"] = time.perf_counter() - t0
-    gpu_ids = cp.asnumpy(engine.spanning_forest_ids(ds, dd, dw, n))
+    gpu_ids = cp.asnumpy(engine.msf_edge_ids(ds, dd, dw, n))
     row["gpu_equals_cpu"] = bool(np.array_equal(gpu_ids, ids))
     order = np.argsort(s, kind="stable")  # CSR entry by entry: SciPy must not sum duplicates
     indptr = np.concatenate([[0], np.cumsum(np.bincount(s, minlength=n))])
@@ -150,7 +150,7 @@ def prim_sweep(cp, engine, sizes: list[int]) -> list[dict]:
     for k in sizes:
         s, d, w, n = grid(k, rng)
         ds, dd, dw = cp.asarray(s), cp.asarray(d), cp.asarray(w)
-        eu, ev, eid = engine.rank_edges(ds, dd, engine.weight_keys(dw, s.size, False), n,
+        eu, ev, eid = msf_rank.rank_edges(ds, dd, msf_rank.weight_keys(dw, s.size, False), n,
                                         np.dtype(np.int32))
         row = {"grid": f"{k}x{k}", "n": n}
         run = {"prim_graph_ms": lambda e=(eu, ev, n): engine.prim(*e),

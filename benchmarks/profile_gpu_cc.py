@@ -16,16 +16,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gpu_suite  # noqa: E402
 
 from concomp._gpu.components import run_variant  # noqa: E402
+from concomp.options import DEFAULTS, Options  # noqa: E402
 from concomp.variants import Variant  # noqa: E402
 
 
-def replay_times(cp, g, v: Variant, reps: int) -> list[float]:
+def parse_options(cfg: str) -> Options:
+    """``Options`` from "field=value,...", each value of its field's default type."""
+    changes = {}
+    for item in filter(None, cfg.split(",")):
+        key, val = item.split("=")
+        default = getattr(DEFAULTS, key)
+        if isinstance(default, bool):
+            changes[key] = val.lower() in ("1", "true")
+        elif isinstance(default, (int, float)) or default is None:
+            changes[key] = type(default or 0)(float(val)) if val != "None" else None
+        else:
+            changes[key] = val
+    return DEFAULTS.with_(**changes)
+
+
+def replay_times(cp, g, v: Variant, reps: int, options: Options = DEFAULTS) -> list[float]:
     """CUDA-event ms of ``reps`` calls of ``v`` on ``g`` (after a capture: replays)."""
     times = []
     for _ in range(reps):
         a, b = cp.cuda.Event(), cp.cuda.Event()
         a.record()
-        run_variant(g, v)
+        run_variant(g, v, options)
         b.record()
         b.synchronize()
         times.append(cp.cuda.get_elapsed_time(a, b))
@@ -38,14 +54,14 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", default="kout-async-halve-csr,kout-rem_cas-splice-csr")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--knobs", default="",
-                    help="';'-separated configs of driver constants, e.g. 'KOUT_HOOK_FIRST=0'")
+                    help="';'-separated configs of Options fields, e.g. "
+                         "'heavy_degree=32;heavy_degree=64'")
     ap.add_argument("--flags", default="",
-                    help="extra NVRTC options, e.g. '-DCONCOMP_PARENT_HINT=1'")
+                    help="extra NVRTC options, e.g. '-lineinfo'")
     args = ap.parse_args(argv)
     import cupy as cp
 
     from concomp._gpu import _compile
-    from concomp._gpu import components as drv
 
     _compile.NVRTC_OPTIONS = _compile.NVRTC_OPTIONS + tuple(args.flags.split())
 
@@ -54,26 +70,24 @@ def main(argv=None) -> int:
     for name in args.graphs.split(","):
         g = gpu_suite.make(name)
         for cfg, vs in [(c, v) for c in configs for v in args.variants.split(",")]:
-            for item in filter(None, cfg.split(",")):
-                key, val = item.split("=")
-                setattr(drv, key, type(getattr(drv, key))(int(val)))
+            opts = parse_options(cfg)
             v = Variant.parse(vs)
-            run_variant(g, v)
+            run_variant(g, v, opts)
             phases: dict[str, list[float]] = {}
             walls = []
             for _ in range(args.reps):
                 prof: list = []
                 cp.cuda.Device().synchronize()
                 t = time.perf_counter()
-                run_variant(g, v, profile=prof)
+                run_variant(g, v, opts, profile=prof)
                 walls.append((time.perf_counter() - t) * 1e3)
                 prof[-1][1].synchronize()
                 for (a, ea), (b, eb) in zip(prof, prof[1:]):
                     phases.setdefault(b, []).append(cp.cuda.get_elapsed_time(ea, eb))
                 phases.setdefault("total", []).append(
                     cp.cuda.get_elapsed_time(prof[0][1], prof[-1][1]))
-            run_variant(g, v)  # captures the plan; the next calls replay it
-            phases["replay"] = replay_times(cp, g, v, args.reps)
+            run_variant(g, v, opts)  # captures the plan; the next calls replay it
+            phases["replay"] = replay_times(cp, g, v, args.reps, opts)
             g.clear_device_cache()
             cells = " ".join(f"{k}={statistics.median(x):.3f}" for k, x in phases.items())
             print(f"{name:8s} {vs:28s} [{cfg}] host_wall={statistics.median(walls):.3f} {cells}",

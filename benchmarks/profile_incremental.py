@@ -20,19 +20,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_incremental import TARGET_MS, load_stream
 
+from profile_gpu_cc import parse_options
+
 from concomp.incremental import IncrementalConnectivity
+from concomp.options import DEFAULTS, Options
 
 
-def time_fresh(cp, n: int, alg: str | None, reps: int, call, setup=None, check=None):
+def time_fresh(cp, n: int, alg: str | None, reps: int, call, setup=None, check=None,
+               options: Options = DEFAULTS):
     """``(median ms, last structure, last result, every check passed?)`` of ``call(ic)``.
 
     Each of ``reps`` timed runs (after one warm-up) gets a fresh structure ``ic`` of
-    ``n`` vertices; ``setup(engine)``, if given, is applied to each before it runs,
-    and ``check(ic)``, if given, after. CUDA events around the call only.
+    ``n`` vertices whose engine runs with ``options``; ``setup(engine)``, if given, is
+    applied to each before it runs, and ``check(ic)``, if given, after. CUDA events
+    around the call only.
     """
     times, ic, out, ok = [], None, None, True
     for i in range(reps + 1):
         ic = IncrementalConnectivity(n, device="gpu", algorithm=alg or "auto")
+        ic._engine.options = options  # the engine reads its options at every call
         if setup is not None:
             setup(ic._engine)
         cp.cuda.Device().synchronize()
@@ -48,25 +54,14 @@ def time_fresh(cp, n: int, alg: str | None, reps: int, call, setup=None, check=N
 
 
 def time_insert_batch(cp, n: int, alg: str, s, d, reps: int, components: int,
-                      setup=None) -> tuple[float, bool]:
+                      setup=None, options: Options = DEFAULTS) -> tuple[float, bool]:
     """``(median ms, component count right?)`` of inserting ``(s, d)`` as one batch
     through the engine (validated already), as :func:`time_fresh` times it."""
     ms, _, _, ok = time_fresh(cp, n, alg, reps,
                               lambda ic: ic._engine.run("insert", None, s, d, 0), setup,
-                              lambda ic: ic._n - ic._engine.num_links() == components)
+                              lambda ic: ic._n - ic._engine.num_links() == components,
+                              options)
     return ms, ok
-
-
-def _apply(module, defaults: dict, cfg: str) -> None:
-    """Reset ``module``'s knobs to ``defaults``, then apply ``cfg`` ("KEY=1,KEY2=0")."""
-    for key, val in defaults.items():
-        setattr(module, key, val)
-    for item in filter(None, cfg.split(",")):
-        key, val = item.split("=")
-        if key not in defaults:
-            defaults[key] = getattr(module, key)
-        kind = int if defaults[key] is None else type(defaults[key])
-        setattr(module, key, kind(float(val)))
 
 
 def main(argv=None) -> int:
@@ -81,15 +76,15 @@ def main(argv=None) -> int:
     ap.add_argument("--blocks-per-sm", default="256",
                     help="comma-separated values of _gpu.incremental.INSERT_BLOCKS_PER_SM")
     ap.add_argument("--knobs", default="",
-                    help="';'-separated configs of _gpu.incremental constants, each "
-                         "'KEY=value,...', e.g. 'TWO_PASS=0;TWO_PASS=1,TWO_PASS_FLATTEN=0'")
+                    help="';'-separated configs of Options fields, each 'field=value,...', "
+                         "e.g. 'two_pass=never;two_pass=always'")
     args = ap.parse_args(argv)
     import cupy as cp
 
     from concomp._gpu import incremental as eng
 
     configs = [c for c in args.knobs.split(";") if c] or [""]
-    defaults = {"INSERT_BLOCKS_PER_SM": eng.INSERT_BLOCKS_PER_SM}
+    default_blocks = eng.INSERT_BLOCKS_PER_SM
     for name in args.graphs.split(","):
         n, csr, perm, components = load_stream(name, "gpu", False)
         for order in args.orders.split(","):
@@ -97,14 +92,15 @@ def main(argv=None) -> int:
             for rnd, cfg, alg, bps in itertools.product(
                     range(args.rounds), configs, args.algorithms.split(","),
                     args.blocks_per_sm.split(",")):
-                _apply(eng, defaults, f"{cfg},INSERT_BLOCKS_PER_SM={bps}")
-                ms, ok = time_insert_batch(cp, n, alg, s, d, args.reps, components)
+                eng.INSERT_BLOCKS_PER_SM = int(bps)
+                ms, ok = time_insert_batch(cp, n, alg, s, d, args.reps, components,
+                                           options=parse_options(cfg))
                 print(f"{name:8s} {order:8s} {alg:24s} blocks/SM={bps:>3s} [{cfg}] "
                       f"round={rnd} ms={ms:.3f} target={TARGET_MS[name]} "
                       f"{'ok' if ok else 'WRONG COMPONENT COUNT'}", flush=True)
         s = d = csr = perm = None
         cp.get_default_memory_pool().free_all_blocks()
-    _apply(eng, defaults, "")
+    eng.INSERT_BLOCKS_PER_SM = default_blocks
     return 0
 
 

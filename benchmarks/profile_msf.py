@@ -29,6 +29,7 @@ def main() -> int:
     import cupy as cp
 
     from concomp._gpu import msf as engine
+    from concomp._gpu import msf_rank
 
     rng = np.random.default_rng(2)
     makers = {"grid2048": lambda: grid(2048, rng), "random8M": lambda: random_graph(1 << 23, 8, rng)}
@@ -42,16 +43,15 @@ def main() -> int:
         from concomp.graph import Graph
         from concomp.msf import minimum_spanning_forest
 
-        t["total"] = gpu_median_ms(lambda: engine.spanning_forest_ids(ds, dd, dw, n))
+        t["total"] = gpu_median_ms(lambda: engine.msf_edge_ids(ds, dd, dw, n))
         g = Graph.from_edges(ds, dd, n, weights=dw)
         t["api_same_graph"] = gpu_median_ms(lambda: minimum_spanning_forest(g))
         t["api_new_graph"] = gpu_median_ms(lambda: minimum_spanning_forest(
             Graph.from_edges(ds, dd, n, weights=dw)))
-        engine.KEY_BORUVKA = False
-        t["total_ranking_path"] = gpu_median_ms(lambda: engine.spanning_forest_ids(ds, dd, dw, n))
-        engine.KEY_BORUVKA = True
-        t["weight_keys"] = gpu_median_ms(lambda: engine.weight_keys(dw, m, False))
-        code = engine.weight_keys(dw, m, False)
+        t["total_ranking_path"] = gpu_median_ms(
+            lambda: engine.msf_edge_ids(ds, dd, dw, n, packed_keys=False))
+        t["weight_keys"] = gpu_median_ms(lambda: msf_rank.weight_keys(dw, m, False))
+        code = msf_rank.weight_keys(dw, m, False)
         t["key_stats"] = gpu_median_ms(lambda: msf_keys.key_stats(ds, dd, code))
         kmin = msf_keys.key_stats(ds, dd, code)[0]
         t["boruvka"] = gpu_median_ms(
@@ -72,8 +72,8 @@ def main() -> int:
             print(f"  phase={phase} round={rounds} ms={ms:.3f}", flush=True)
         t = {}
         g = None  # free device memory before the next measurements
-        ranked = engine.rank_edges(ds, dd, code, n, dt)
-        t["rank_edges"] = gpu_median_ms(lambda: engine.rank_edges(ds, dd, code, n, dt))
+        ranked = msf_rank.rank_edges(ds, dd, code, n, dt)
+        t["rank_edges"] = gpu_median_ms(lambda: msf_rank.rank_edges(ds, dd, code, n, dt))
         t["boruvka_on_ranks"] = gpu_median_ms(
             lambda: msf_keys.boruvka(ranked[0], ranked[1], n, m, dt, eid=ranked[2]))
         print(f"{name}: n={n} m={m} " + " ".join(f"{k}={v:.3f}" for k, v in t.items()),

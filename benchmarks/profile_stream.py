@@ -4,7 +4,7 @@
 
 Times ``IncrementalConnectivity.insert_batches`` over the first ``--batches`` batches
 of each suite graph's permuted stream (as ``bench_incremental.py``'s ``stream`` rows),
-with ``_gpu.incremental.STREAM_PERSISTENT_MAX`` set so that the stream runs as one
+with ``Options.stream_persistent_max`` set so that the stream runs as one
 persistent launch (a grid barrier per batch) or as captured per-batch launches.
 CUDA events, median of ``--reps`` after a warm-up, a fresh structure per run; the
 two modes must agree on the partition, the number of links and the per-insert
@@ -22,12 +22,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_incremental import load_stream
 from profile_incremental import time_fresh
 
-MODES = {"persistent": 1 << 62, "launches": 0}
+from concomp.options import DEFAULTS, Options
+
+MODES = {"persistent": DEFAULTS.with_(stream_persistent_max=1 << 62),
+         "launches": DEFAULTS.with_(stream_persistent_max=0)}
 
 
-def time_stream(cp, n: int, s, d, size: int, reps: int):
+def time_stream(cp, n: int, s, d, size: int, reps: int, options: Options = DEFAULTS):
     """``(median ms, last structure, last results)`` of one ``insert_batches`` call."""
-    return time_fresh(cp, n, None, reps, lambda ic: ic.insert_batches(s, d, size))[:3]
+    return time_fresh(cp, n, None, reps, lambda ic: ic.insert_batches(s, d, size),
+                      options=options)[:3]
 
 
 def main(argv=None) -> int:
@@ -39,12 +43,11 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--flags", default="",
-                    help="extra NVRTC options, e.g. '-DCONCOMP_REM_ONE_SIDE=0'")
+                    help="extra NVRTC options, e.g. '-lineinfo'")
     args = ap.parse_args(argv)
     import cupy as cp
 
     from concomp._gpu import _compile
-    from concomp._gpu import incremental as eng
 
     _compile.NVRTC_OPTIONS = _compile.NVRTC_OPTIONS + tuple(args.flags.split())
     modes = {k: MODES[k] for k in args.modes.split(",")}
@@ -56,9 +59,8 @@ def main(argv=None) -> int:
             s, d = src[:edges], dst[:edges]
             ref = None
             for rnd in range(args.rounds):
-                for mode, limit in modes.items():
-                    eng.STREAM_PERSISTENT_MAX = limit
-                    ms, ic, res = time_stream(cp, n, s, d, size, args.reps)
+                for mode, options in modes.items():
+                    ms, ic, res = time_stream(cp, n, s, d, size, args.reps, options)
                     state = (ic.num_components, int(res.sum()))
                     ok = ref is None or state == ref
                     ref = ref or state

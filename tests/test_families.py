@@ -17,6 +17,7 @@ from scipy.sparse.csgraph import connected_components as scipy_cc
 
 import concomp
 from concomp.errors import InvalidVariantError
+from concomp.options import DEFAULTS, Options
 from concomp.variants import PRESETS, Variant, all_variants
 
 
@@ -248,18 +249,19 @@ def test_every_family_and_sampler_is_registered_on_the_gpu():
 
 def test_driver_kernel_names_exist():
     """Every kernel the drivers launch by name is one that families.cu instantiates."""
-    from concomp._gpu.families import INSTANTIATIONS, kernel_names
+    from concomp._gpu.family_state import INSTANTIATIONS, kernel_names
     from concomp._gpu.kernels import cc_names
 
     names = kernel_names("int")
     assert sorted(set(names.values()) | set(kernel_names("long long").values())) == INSTANTIATIONS
     src = "".join((Path(concomp.__file__).parent / "_gpu" / f).read_text()
-                  for f in ("families.py", "families_edges.py", "families_csr.py"))
+                  for f in ("families.py", "family_state.py", "families_edges.py",
+                            "families_csr.py"))
     launched = set(re.findall(r'launch\(\s*"(\w+)"', src))
     launched |= set(re.findall(r'ctx\.k\.(\w+)\(', src))
     launched |= {f"{side}_{op}" for side in ("light", "heavy") for op in ("SVHook", "AfforestLink")}
     launched |= {f"ecl_compute{i}_{f}" for i in (1, 2, 3) for f in ("true", "false")}
-    cc = set(cc_names("UniteAsync<FindHalve>", False, "int", False))
+    cc = set(cc_names("UniteAsync<FindHalve>", False, "int", False, False))
     for name in launched:
         assert name in names or name in cc, name
     kernel_src = (Path(concomp.__file__).parent / "_gpu" / "cuda" / "families.cu").read_text()
@@ -273,7 +275,7 @@ def test_gpu_family_forest_request_is_refused_before_any_gpu_work():
     g = concomp.Graph.from_edges(np.array([0]), np.array([1]), 2)
     for alg in ("none-lt-prfa-coo", "ecl", "stages-async-halve-coo"):
         with pytest.raises(InvalidVariantError, match="spanning forest"):
-            run_family(g, Variant.parse(alg), record=True)
+            run_family(g, Variant.parse(alg), DEFAULTS, record=True)
 
 
 # ------------------------------------------------------------------ GPU
@@ -305,7 +307,7 @@ def test_gpu_family_variant_matches_scipy(variant, dtype, cupy, device_graphs):
     from concomp._gpu.components import run_variant
 
     for name, (g, want) in device_graphs.items():
-        roots, hook = run_variant(g, variant, index_dtype=dtype)
+        roots, hook = run_variant(g, variant, Options(index_dtype=np.dtype(dtype).name))
         assert hook is None
         assert roots.dtype == dtype and roots.shape == (g.num_nodes,), (name, str(variant))
         np.testing.assert_array_equal(cupy.asnumpy(roots), want, err_msg=f"{name} {variant}")
@@ -337,7 +339,8 @@ def test_gpu_soman_spanning_forest(dtype, cupy, device_graphs):
 
     for name, (g, want) in device_graphs.items():
         s, d, n = GRAPHS[name]
-        roots, hook = run_variant(g, PRESETS["soman"], record=True, index_dtype=dtype)
+        roots, hook = run_variant(g, PRESETS["soman"], Options(index_dtype=np.dtype(dtype).name),
+                                  record=True)
         np.testing.assert_array_equal(cupy.asnumpy(roots), want, err_msg=name)
         hook = cupy.asnumpy(hook)
         assert hook.dtype == dtype
@@ -367,5 +370,5 @@ def test_gpu_symmetric_csr_input(cupy):
     want = _min_roots(s, d, n)
     for alg in ("soman", "stages-rem_cas-splice-coo", "hb-lt-eusa-coo", "kout-ecl-jump-csr",
                 "bfs-lp-min-csr", "stages-sv-compress-coo"):
-        roots, _ = run_variant(g, Variant.parse(alg))
+        roots, _ = run_variant(g, Variant.parse(alg), DEFAULTS)
         np.testing.assert_array_equal(cupy.asnumpy(roots), want, err_msg=alg)

@@ -8,21 +8,22 @@ import pytest
 import scipy.sparse as sp
 
 from concomp._gpu._compat import gpu_status
+from concomp._gpu.forest import records_forest
 from concomp.errors import InvalidVariantError
 from concomp.forest import (
     SpanningForest,
     assemble,
-    forest_ids,
     is_forest_variant,
     spanning_forest,
 )
 from concomp.graph import Graph
+from concomp.options import Options
 from concomp.testing.forest import assert_spanning_forest
 from concomp.variants import all_variants
 
 gpu = pytest.mark.skipif(not gpu_status()[0], reason=f"no usable GPU: {gpu_status()[1]}")
 CPU_VARIANTS = [v for v in all_variants("cpu") if is_forest_variant(v, "cpu")]
-GPU_FOREST_VARIANTS = [v for v in all_variants("gpu") if is_forest_variant(v, "gpu")]
+GPU_FOREST_VARIANTS = [v for v in all_variants("gpu") if records_forest(v)]
 
 
 def _zoo() -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
@@ -152,8 +153,11 @@ def device_zoo() -> dict[str, Graph]:
 @pytest.mark.parametrize("dtype", [np.int32, np.int64], ids=["int32", "int64"])
 @pytest.mark.parametrize("variant", GPU_FOREST_VARIANTS, ids=str)
 def test_every_gpu_union_find_variant(variant, dtype, device_zoo) -> None:
+    from concomp._gpu.forest import spanning_forest_ids
+
+    options = Options(index_dtype=np.dtype(dtype).name)
     for name, g in device_zoo.items():
-        ids, count = forest_ids(g, variant, "gpu", index_dtype=dtype)
+        ids, count = spanning_forest_ids(g, variant, options)
         f = assemble(g, ids, count)
         try:
             assert_spanning_forest(g, f)

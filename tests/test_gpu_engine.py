@@ -11,9 +11,15 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components as scipy_cc
 
 import concomp
+from concomp.options import DEFAULTS, Options
 from concomp.variants import all_variants
 
 pytestmark = pytest.mark.gpu
+
+
+def _opts(dtype, **changes) -> Options:
+    """Options forcing the kernels' index type ``dtype`` (int64 kernels on small graphs)."""
+    return Options(index_dtype=np.dtype(dtype).name, **changes)
 
 
 def _graphs():
@@ -57,11 +63,10 @@ def device_graphs():
 def test_every_gpu_variant(variant, dtype, device_graphs):
     import cupy as cp
 
-    from concomp._gpu.components import run_variant
-    from concomp.components import canonical_labels
+    from concomp._gpu.components import canonical_labels, run_variant
 
     for name, (g, (count, labels)) in device_graphs.items():
-        roots, _ = run_variant(g, variant, index_dtype=dtype)
+        roots, _ = run_variant(g, variant, _opts(dtype))
         assert roots.dtype == dtype
         got_count, got = canonical_labels(roots)
         assert got_count == count, (name, str(variant))
@@ -107,16 +112,16 @@ def test_gpu_auto_device_for_host_input_and_output_device():
 def test_repeat_calls_replay_the_cached_plan(alg):
     import cupy as cp
 
-    from concomp._gpu.components import run_variant
+    from concomp._gpu.components import canonical_labels, run_variant
     from concomp.variants import Variant
 
     s, d, n = GRAPHS["critical"]
     g = concomp.Graph.from_edges(s, d, n).to("gpu")
     ref = _reference(s, d, n)
-    results = [run_variant(g, Variant.parse(alg))[0] for _ in range(3)]
+    results = [run_variant(g, Variant.parse(alg), DEFAULTS)[0] for _ in range(3)]
     assert g._device_cache.get("cc_plan") is not None
     for roots in results:
-        count, labels = concomp.components.canonical_labels(roots)
+        count, labels = canonical_labels(roots)
         assert count == ref[0]
         np.testing.assert_array_equal(cp.asnumpy(labels), ref[1])
     # a replayed result is a fresh array: the next replay must not overwrite it
@@ -131,29 +136,28 @@ def test_repeat_calls_replay_the_cached_plan(alg):
 def test_non_default_sampling_parameters(alg, device_graphs):
     import cupy as cp
 
-    from concomp._gpu.components import run_variant
-    from concomp.components import canonical_labels
+    from concomp._gpu.components import canonical_labels, run_variant
     from concomp.variants import Variant
 
     for name, (g, (count, labels)) in device_graphs.items():
-        got_count, got = canonical_labels(run_variant(g, Variant.parse(alg))[0])
+        got_count, got = canonical_labels(run_variant(g, Variant.parse(alg), DEFAULTS)[0])
         assert got_count == count, (name, alg)
         np.testing.assert_array_equal(cp.asnumpy(got), labels, err_msg=f"{name} {alg}")
 
 
-def test_auto_on_the_gpu_matches_scipy_for_every_rule(monkeypatch):
+def test_auto_on_the_gpu_matches_scipy_for_every_rule():
     import cupy as cp
 
-    from concomp._gpu import autoselect
+    from concomp._gpu.components import auto_variant, canonical_labels, component_roots
 
-    monkeypatch.setattr(autoselect, "SMALL_ENTRIES", 0)
+    opts = Options(auto_small_entries=0)  # small graphs through the rules of large ones
     for gen in (lambda: concomp.generators.rmat(14, 16, seed=3),
                 lambda: concomp.generators.erdos_renyi_rmat(14, 16, seed=4),
                 lambda: concomp.generators.grid(64, 64, permute=True, seed=2)):
         host = gen()
         g = host.to("gpu")
         ref = concomp.connected_components(host, device="cpu")
-        count, labels = concomp.connected_components(g, device="gpu")
+        count, labels = canonical_labels(component_roots(g, auto_variant(g, opts), opts))
         assert count == ref[0]
         np.testing.assert_array_equal(cp.asnumpy(labels), ref[1])
 
@@ -199,48 +203,25 @@ ONE_SIDED = [v for v in all_variants("gpu") if v.family == "unionfind" and (
 
 
 @pytest.mark.parametrize("variant", ONE_SIDED, ids=str)
-def test_one_sided_finish_on_small_graphs(variant, device_graphs, monkeypatch):
+def test_one_sided_finish_on_small_graphs(variant, device_graphs):
     """The one-sided Rem walk (used where parents overflow L2) forced on the zoo."""
     import cupy as cp
 
-    from concomp._gpu import components
-    from concomp._gpu.components import run_variant
-    from concomp.components import canonical_labels
-    from concomp.forest import is_forest_variant
+    from concomp._gpu.components import canonical_labels, run_variant
+    from concomp._gpu.forest import records_forest, spanning_forest_ids
+    from concomp.forest import SpanningForest
     from concomp.testing import assert_spanning_forest
 
-    monkeypatch.setattr(components, "ONE_SIDE_ABOVE_BYTES", 0)
     for name, (g, (count, labels)) in device_graphs.items():
         for dtype in (np.int32, np.int64):
             g.clear_device_cache()
-            roots, _ = run_variant(g, variant, index_dtype=dtype)
+            roots, _ = run_variant(g, variant, _opts(dtype, one_side_above_bytes=0))
             got_count, got = canonical_labels(roots)
             assert got_count == count, (name, str(variant))
             np.testing.assert_array_equal(cp.asnumpy(got), labels, err_msg=f"{name} {variant}")
-        if is_forest_variant(variant, "gpu"):  # not concurrent splicing (see forest.py)
+        if records_forest(variant):  # not concurrent splicing (see _gpu/forest.py)
             g.clear_device_cache()
-            assert_spanning_forest(g, concomp.spanning_forest(g, device="gpu",
-                                                              algorithm=variant))
-
-
-@pytest.mark.parametrize("variant", ["hb-rem_cas-splice-csr", "koutl-async-halve-csr",
-                                     "kout-jtb-split-csr", "hb3-rem_lock-splice-csr",
-                                     "koutr-hooks-compress-csr"])
-def test_sampled_finish_thread_per_vertex(variant, device_graphs, monkeypatch):
-    """The thread-per-vertex CSR finish after sampling, which finish_csr_warp replaced
-    (kept behind components.SAMPLED_FINISH_WARP for measurements), on the zoo."""
-    import cupy as cp
-
-    from concomp._gpu import components
-    from concomp._gpu.components import run_variant
-    from concomp.components import canonical_labels
-    from concomp.variants import Variant
-
-    monkeypatch.setattr(components, "SAMPLED_FINISH_WARP", False)
-    for name, (g, (count, labels)) in device_graphs.items():
-        for dtype in (np.int32, np.int64):
-            g.clear_device_cache()
-            roots, _ = run_variant(g, Variant.parse(variant), index_dtype=dtype)
-            got_count, got = canonical_labels(roots)
-            assert got_count == count, (name, variant)
-            np.testing.assert_array_equal(cp.asnumpy(got), labels, err_msg=f"{name} {variant}")
+            ids, forest_count = spanning_forest_ids(g, variant, Options(one_side_above_bytes=0))
+            src, dst = g.coo()
+            assert_spanning_forest(g, SpanningForest(src[ids], dst[ids], ids, g.num_nodes,
+                                                     forest_count))

@@ -15,8 +15,11 @@ from concomp.errors import (
     InvalidGraphError,
     InvalidVariantError,
 )
+from concomp.forest import SpanningForest
 from concomp.incremental import IncrementalConnectivity, legal_algorithms, plan_capacity
+from concomp.options import DEFAULTS, Options
 from concomp.testing.forest import assert_spanning_forest, scipy_labels
+from concomp.variants import resolve_variant
 
 HAS_GPU = gpu_status()[0]
 gpu = pytest.mark.skipif(not HAS_GPU, reason=f"no usable GPU: {gpu_status()[1]}")
@@ -405,23 +408,76 @@ GPU_ONLY = [pytest.param(a, marks=[pytest.mark.gpu, gpu])
             for a in GPU_ALGS or [inc.DEFAULT_ALGORITHM]]
 
 
-def _set_passes(monkeypatch, passes: str) -> None:
-    """Make every GPU insert batch run in one pass or in two (``_gpu.incremental.TWO_PASS``)."""
-    import concomp._gpu.incremental as gi
+class _Engine:
+    """The GPU incremental engine driven directly with ``options``, as the public class
+    drives it (ids in the state's type, int8 op codes, a batch id per call or slice);
+    a fixed vertex count, so the state never grows."""
 
-    monkeypatch.setattr(gi, "TWO_PASS", passes == "two")
-    monkeypatch.setattr(gi, "TWO_PASS_ABOVE_BYTES", 0)
-    monkeypatch.setattr(gi, "TWO_PASS_MIN_BATCH", 0.0)
+    def __init__(self, n: int, algorithm: str, options: Options, dtype=np.int32) -> None:
+        from concomp._gpu.incremental import IncrementalEngine
+
+        self.n, self.num_batches = n, 0
+        self.eng = IncrementalEngine(resolve_variant(algorithm), n, dtype, options)
+        self.index_dtype = self.eng.dtype
+
+    def _ids(self, ops, u, v):
+        import cupy as cp
+
+        dt = self.eng.dtype
+        return (None if ops is None else cp.asarray(ops, np.int8), cp.asarray(u, dt),
+                cp.asarray(v, dt))
+
+    def insert(self, u, v):
+        return self.process(None, u, v)
+
+    def process(self, ops, u, v):
+        ops, u, v = self._ids(ops, u, v)
+        out = self.eng.run("insert" if ops is None else "mixed", ops, u, v, self.num_batches)
+        self.num_batches += 1
+        return out
+
+    def insert_batches(self, u, v, size: int):
+        return self.process_batches(None, u, v, size)
+
+    def process_batches(self, ops, u, v, size: int):
+        ops, u, v = self._ids(ops, u, v)
+        m = int(u.shape[0])
+        size = min(size, max(m, 1))
+        out = self.eng.run_stream("insert" if ops is None else "mixed", ops, u, v,
+                                  self.num_batches, size)
+        self.num_batches += -(-m // size)
+        return out
+
+    @property
+    def num_components(self) -> int:
+        return self.n - self.eng.num_links()
+
+    def labels(self):
+        from concomp._gpu.components import canonical_labels
+
+        return canonical_labels(self.eng.roots(self.n))[1]
+
+    def component_sizes(self):
+        return self.eng.xp.bincount(self.labels(), minlength=self.num_components)
+
+    def spanning_forest(self) -> SpanningForest:
+        src, dst, batch, pos = self.eng.forest(self.n)
+        return SpanningForest(src=src, dst=dst, edge_ids=pos, num_nodes=self.n,
+                              num_components=self.num_components, batch_ids=batch)
+
+
+def _passes(passes: str) -> Options:
+    """Options making every GPU insert batch run in one pass or in two."""
+    return Options(two_pass="always" if passes == "two" else "never")
 
 
 @pytest.mark.parametrize("passes", ["one", "two"])
 @pytest.mark.parametrize("algorithm", GPU_ONLY)
-def test_gpu_batches_match_cpu(algorithm: str, passes: str, monkeypatch) -> None:
-    _set_passes(monkeypatch, passes)
+def test_gpu_batches_match_cpu(algorithm: str, passes: str) -> None:
     rng = np.random.default_rng(13)
     # about one edge per vertex: many components, so a skipped insert shows in the labels
     n, m = 20_000, 20_000
-    g = IncrementalConnectivity(n, device="gpu", algorithm=algorithm)
+    g = _Engine(n, algorithm, _passes(passes))
     c = IncrementalConnectivity(n, device="cpu")
     src, dst = [], []
     for k in range(4):
@@ -460,17 +516,13 @@ def _grid_batch(rng, side: int):
 @pytest.mark.parametrize("passes", ["one", "two"])
 @pytest.mark.parametrize("index", ["int32", "int64"])
 @pytest.mark.parametrize("algorithm", GPU_ONLY)
-def test_gpu_symmetric_batch_in_csr_order(algorithm: str, index: str, passes: str,
-                                          monkeypatch) -> None:
+def test_gpu_symmetric_batch_in_csr_order(algorithm: str, index: str, passes: str) -> None:
     """A whole symmetric graph as one batch (the two-pass case), then a second batch
     into the same state, checked against SciPy and the CPU engine; 32- and 64-bit state."""
-    _set_passes(monkeypatch, passes)
     rng = np.random.default_rng(41)
     side = 150
     n = side * side
-    if index == "int64":
-        monkeypatch.setattr(inc, "INT32_CAPACITY", 1000)  # n above it: a 64-bit state
-    g = IncrementalConnectivity(n, device="gpu", algorithm=algorithm)
+    g = _Engine(n, algorithm, _passes(passes), np.dtype(index))
     assert g.index_dtype == np.dtype(index)
     c = IncrementalConnectivity(n, device="cpu")
     src, dst = [], []
@@ -504,19 +556,17 @@ def test_link_slots_match_the_kernels() -> None:
 
 @pytest.mark.parametrize("mode", ["persistent", "graph", "launches"])
 @pytest.mark.parametrize("algorithm", GPU_ONLY)
-def test_gpu_streams_stay_on_the_device_and_match_cpu(algorithm: str, mode: str,
-                                                      monkeypatch) -> None:
+def test_gpu_streams_stay_on_the_device_and_match_cpu(algorithm: str, mode: str) -> None:
     import cupy as cp
 
-    import concomp._gpu.incremental as gi
-
-    if mode != "persistent":  # batches this small run persistent unless told otherwise
-        monkeypatch.setattr(gi, "STREAM_PERSISTENT_MAX", 0)
-    monkeypatch.setattr(gi, "STREAM_GRAPHS", mode == "graph")
+    # batches this small run persistent unless told otherwise
+    options = Options(stream_graphs=mode == "graph",
+                      stream_persistent_max=DEFAULTS.stream_persistent_max
+                      if mode == "persistent" else 0)
     rng = np.random.default_rng(17)
     # 71 batches (the last of one entry): three replays of 32 steps, 25 of them idle
     n, m = 5000, 70_001
-    g = IncrementalConnectivity(n, device="gpu", algorithm=algorithm)
+    g = _Engine(n, algorithm, options)
     c = IncrementalConnectivity(n, device="cpu")
     for kind in ("insert", "mixed", "insert"):
         ops, u, v = _stream_arrays(rng, n, m)
@@ -544,11 +594,9 @@ def test_gpu_streams_stay_on_the_device_and_match_cpu(algorithm: str, mode: str,
 @pytest.mark.parametrize("algorithm", GPU_ONLY)
 def test_gpu_persistent_stream_with_several_entries_per_thread(algorithm: str) -> None:
     """Batches larger than the resident grid: threads loop within a batch between barriers."""
-    import concomp._gpu.incremental as gi
-
     rng = np.random.default_rng(29)
     n, size = 200_000, 400_000  # more entries per batch than an H100 keeps resident threads
-    assert size <= gi.STREAM_PERSISTENT_MAX
+    assert size <= DEFAULTS.stream_persistent_max
     g = IncrementalConnectivity(n, device="gpu", algorithm=algorithm)
     c = IncrementalConnectivity(n, device="cpu")
     for kind in ("insert", "mixed"):

@@ -24,17 +24,8 @@ def test_every_source_file_is_registered():
     assert on_disk <= registered, f"kernels never compiled by the test: {on_disk - registered}"
 
 
-#: The measurement switches of ``cuda/uf.cuh`` (benchmarks/profile_cache_hints.py),
-#: each flipped from its default, so that the non-default paths keep compiling.
-SWITCHES_FLIPPED = ("-DCONCOMP_STREAM_HINT=0", "-DCONCOMP_CACHED_STEP=0",
-                    "-DCONCOMP_REM_ONE_SIDE=0")
-
-
-@pytest.mark.parametrize("switches", [(), SWITCHES_FLIPPED], ids=["default", "flipped"])
 @pytest.mark.parametrize("filename", sorted(all_instantiations()))
-def test_compile_all_instantiations_sm90(filename, switches, tmp_path):
-    if switches and "CONCOMP_STREAM_HINT" not in source_text(filename):
-        pytest.skip(f"{filename} does not use the switches of uf.cuh")
+def test_compile_all_instantiations_sm90(filename, tmp_path):
     names = all_instantiations()[filename]
     assert names, f"{filename} registers no instantiations"
     # Taking each instantiation's address forces nvcc to build its device code.
@@ -42,8 +33,7 @@ def test_compile_all_instantiations_sm90(filename, switches, tmp_path):
     src = source_text(filename) + f"\nvoid* concomp_instantiations[] = {{\n{body}\n}};\n"
     cu = tmp_path / f"all_{filename}"
     cu.write_text(src)
-    cmd = [NVCC, "-arch=sm_90", *NVRTC_OPTIONS, *switches, "-c", str(cu), "-o",
-           str(tmp_path / "x.o")]
+    cmd = [NVCC, "-arch=sm_90", *NVRTC_OPTIONS, "-c", str(cu), "-o", str(tmp_path / "x.o")]
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-4000:]
     assert "warning" not in res.stderr.lower(), res.stderr[-4000:]

@@ -259,7 +259,7 @@ def test_kernels_compile_with_nvcc(tmp_path: Path) -> None:
     if nvcc is None:
         pytest.skip("nvcc is not on PATH")
     from concomp._gpu._compile import NVRTC_OPTIONS, source_text
-    from concomp._gpu.msf import INSTANTIATIONS
+    from concomp._gpu.msf_rank import INSTANTIATIONS
 
     refs = "\n".join(f"void* concomp_kernel_{i} = (void*)&{name};"
                      for i, name in enumerate(INSTANTIATIONS))
@@ -295,8 +295,10 @@ def test_gpu_matches_oracle(name: str, algorithm: str) -> None:
 def test_gpu_driver_index_types(index_dtype, algorithm: str) -> None:
     import cupy as cp
 
-    from concomp._gpu.msf import spanning_forest_ids
+    from concomp._gpu.msf import minimum_spanning_forest_ids
+    from concomp.options import Options
 
+    options = Options(index_dtype=np.dtype(index_dtype).name)
     rng = np.random.default_rng(11)
     for maximum in (False, True):
         for n, m, weights in [(3000, 12000, rng.integers(0, 5, 12000)),
@@ -305,9 +307,8 @@ def test_gpu_driver_index_types(index_dtype, algorithm: str) -> None:
                               (50, 400, rng.integers(0, 3, 400)),  # many loops, parallel edges
                               (5000, 9000, rng.normal(size=9000)), (40, 5, rng.random(5))]:
             s, d = rng.integers(0, n, m), rng.integers(0, n, m)
-            got = spanning_forest_ids(cp.asarray(s), cp.asarray(d), cp.asarray(weights), n,
-                                      algorithm=algorithm, maximum=maximum,
-                                      index_dtype=index_dtype)
+            g = Graph.from_edges(cp.asarray(s), cp.asarray(d), n, weights=cp.asarray(weights))
+            got = minimum_spanning_forest_ids(g, algorithm, maximum, options)
             assert np.array_equal(cp.asnumpy(got),
                                   kruskal_reference(s, d, weights, n, maximum=maximum))
 
@@ -326,7 +327,8 @@ def test_gpu_real_graphs(real_graph) -> None:
 def test_gpu_prim_lists_and_kruskal_refusal() -> None:
     import cupy as cp
 
-    from concomp._gpu.msf import prim, rank_edges, weight_keys
+    from concomp._gpu.msf import prim
+    from concomp._gpu.msf_rank import rank_edges, weight_keys
 
     s, d, w, n = ZOO["grid"]
     eu, ev, _ = rank_edges(cp.asarray(s), cp.asarray(d), weight_keys(cp.asarray(w), s.size, False),
@@ -344,13 +346,13 @@ def test_gpu_prim_lists_and_kruskal_refusal() -> None:
 @pytest.mark.gpu
 @gpu
 @pytest.mark.parametrize("key_path", [True, False])
-def test_gpu_boruvka_key_and_ranking_paths(monkeypatch: pytest.MonkeyPatch, key_path: bool) -> None:
-    """Packed-key Borůvka (weights fit 32 bits) and the ranking path give the oracle's edges."""
+def test_gpu_boruvka_key_and_ranking_paths(key_path: bool) -> None:
+    """Packed-key Borůvka (weights fit 32 bits) and the ranking path give the oracle's edges
+    (``Options.msf_packed_keys`` picks the path)."""
     import cupy as cp
 
-    from concomp._gpu import msf as engine
+    from concomp._gpu.msf import msf_edge_ids
 
-    monkeypatch.setattr(engine, "KEY_BORUVKA", key_path)
     rng = np.random.default_rng(5)
     n, m = 4000, 20000
     cases = [rng.integers(0, 3, m),  # heavy ties: the order after the weight decides
@@ -363,8 +365,8 @@ def test_gpu_boruvka_key_and_ranking_paths(monkeypatch: pytest.MonkeyPatch, key_
         s[:50] = d[:50]  # self loops never enter the forest
         for maximum in (False, True):
             for dt in (np.int32, np.int64):
-                got = engine.spanning_forest_ids(cp.asarray(s), cp.asarray(d), cp.asarray(weights),
-                                                 n, maximum=maximum, index_dtype=dt)
+                got = msf_edge_ids(cp.asarray(s), cp.asarray(d), cp.asarray(weights), n,
+                                   maximum=maximum, index_dtype=dt, packed_keys=key_path)
                 assert np.array_equal(cp.asnumpy(got),
                                       kruskal_reference(s, d, weights, n, maximum=maximum))
 
@@ -376,8 +378,8 @@ def test_gpu_key_boruvka_light_split_and_rounds() -> None:
     trace covers every round; keys too wide to pack fall back to the ranking path."""
     import cupy as cp
 
-    from concomp._gpu import msf as engine
     from concomp._gpu import msf_keys
+    from concomp._gpu import msf_rank as engine
 
     rng = np.random.default_rng(8)
     s, d, w, n = _grid(60, rng)
@@ -409,8 +411,8 @@ def test_gpu_key_boruvka_equal_keys(index_dtype) -> None:
     endpoints equal in their leading bits) are told apart by the second word."""
     import cupy as cp
 
-    from concomp._gpu import msf as engine
     from concomp._gpu import msf_keys
+    from concomp._gpu.msf import msf_edge_ids
 
     rng = np.random.default_rng(11)
     n = 1 << 20  # 20-bit ids: the key keeps only the top 12 bits of the larger endpoint
@@ -422,7 +424,7 @@ def test_gpu_key_boruvka_equal_keys(index_dtype) -> None:
     d = np.concatenate([far, hubs, rng.integers(0, n, 4000), far[:200]])  # reversed, parallel
     for weights in (rng.integers(0, 2, s.size), np.zeros(s.size, np.int64)):
         for maximum in (False, True):
-            got = engine.spanning_forest_ids(cp.asarray(s), cp.asarray(d), cp.asarray(weights),
-                                             n, maximum=maximum, index_dtype=index_dtype)
+            got = msf_edge_ids(cp.asarray(s), cp.asarray(d), cp.asarray(weights), n,
+                               maximum=maximum, index_dtype=index_dtype)
             assert np.array_equal(cp.asnumpy(got),
                                   kruskal_reference(s, d, weights, n, maximum=maximum))

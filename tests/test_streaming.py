@@ -32,6 +32,7 @@ from concomp.errors import (
     InvalidGraphError,
     InvalidVariantError,
 )
+from concomp.options import DEFAULTS, Options
 from concomp.streaming import iter_edge_chunks, stream_components
 from concomp.variants import Variant
 
@@ -374,14 +375,14 @@ def _gpu_graph(seed=20, n=20_000, m=30_000):
 def test_gpu_out_of_core_streams_many_chunks(variant, dtype):
     import cupy as cp
 
-    from concomp._gpu.streaming import canonical_on_device, gpu_components_out_of_core
+    from concomp._gpu.streaming import canonical_on_device, out_of_core_roots
 
     src, dst, n = _gpu_graph()
     g = concomp.Graph.from_edges(src, dst, n)
     budget = _budget_for(n, 2000, variant, dtype)
     info: dict = {}
-    roots = gpu_components_out_of_core(g, budget, Variant.parse(variant), index_dtype=dtype,
-                                       info=info)
+    roots = out_of_core_roots(g, Variant.parse(variant), budget,
+                              Options(index_dtype=np.dtype(dtype).name), info=info)
     assert info["launches"] >= 10 and info["chunk_edges"] == 2000 and roots.dtype == dtype
     count, labels = canonical_on_device(roots)
     in_memory = concomp.connected_components(g, device="gpu")
@@ -394,8 +395,8 @@ def test_gpu_stream_components_packs_and_splits_chunks(monkeypatch):
     from concomp._gpu import streaming as gpu_streaming
 
     launches = []
-    unite = gpu_streaming.GpuStreamer._unite
-    monkeypatch.setattr(gpu_streaming.GpuStreamer, "_unite",
+    unite = gpu_streaming.Streamer._unite
+    monkeypatch.setattr(gpu_streaming.Streamer, "_unite",
                         lambda self, s, d, k: (launches.append(k), unite(self, s, d, k)))
     src, dst, n = _gpu_graph(21)
     cuts = np.sort(np.random.default_rng(0).choice(len(src), 60, replace=False))
@@ -406,18 +407,33 @@ def test_gpu_stream_components_packs_and_splits_chunks(monkeypatch):
     assert sum(launches) == len(src)
 
 
+def _gpu_stream(chunks, options, grow_to=None):
+    """Feed ``chunks`` to the GPU ``Streamer`` (labels that grow), then declare ``grow_to``
+    vertices; ``(count, labels, engine info)``."""
+    from concomp._gpu.streaming import Streamer, default_variant, stream_labels
+
+    eng = Streamer(None, default_variant(), options)
+    for a, b in chunks:
+        eng.add(a, b, lambda lo, hi: None)
+    if grow_to is not None:
+        eng.ensure_nodes(grow_to)
+    count, labels = stream_labels(eng.roots(), None, True)
+    return count, labels, eng.info()
+
+
 @gpu
-def test_gpu_labels_grow_and_widen(monkeypatch):
-    monkeypatch.setattr(cpu_streaming, "INT32_IDS", 3000)  # int64 labels once ids pass 3000
+def test_gpu_labels_grow_and_widen():
+    options = Options(int32_ids=3000, chunk_edges=300)  # int64 labels once ids pass 3000
     rng = np.random.default_rng(22)
     chunks = [(rng.integers(0, top, 400), rng.integers(0, top, 400)) for top in
               (100, 1000, 2500, 8000, 8000, 20_000)]
     src = np.concatenate([c[0] for c in chunks])
     dst = np.concatenate([c[1] for c in chunks])
     n = int(max(src.max(), dst.max())) + 1
-    assert_same(stream_components(chunks, device="gpu", chunk_edges=300), src, dst, n)
-    g = concomp.Graph.from_edges(np.array([0]), np.array([1]), num_nodes=n + 7)
-    count, labels = stream_components(chunks + [g], device="gpu", chunk_edges=300)
+    count, labels, info = _gpu_stream(chunks, options)
+    assert info["index_dtype"] == "int64" and info["chunk_edges"] == 300
+    assert_same((count, labels), src, dst, n)
+    count, labels, _ = _gpu_stream(chunks + [(np.array([0]), np.array([1]))], options, n + 7)
     assert labels.shape == (n + 7,)
     assert count == scipy_labels(np.r_[src, 0], np.r_[dst, 1], n + 7)[0]
 
@@ -454,14 +470,14 @@ def test_gpu_validation_and_budget_errors():
 
 @gpu
 def test_gpu_symmetric_graph_unites_one_direction():
-    from concomp._gpu.streaming import canonical_on_device, gpu_components_out_of_core
+    from concomp._gpu.streaming import canonical_on_device, out_of_core_roots
 
     src, dst, n = _gpu_graph(25)
     a = sp.coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n)).tocsr()
     a = (a + a.T).tocsr()
     g = concomp.Graph.from_csr(a.indptr, a.indices, n, symmetric=True)
     info: dict = {}
-    roots = gpu_components_out_of_core(g, _budget_for(n, 4000), info=info)
+    roots = out_of_core_roots(g, None, _budget_for(n, 4000), DEFAULTS, info=info)
     assert info["launches"] >= 10
     count, labels = canonical_on_device(roots)
     ref = scipy_labels(src, dst, n)

@@ -1,5 +1,13 @@
 """GPU engine: CuPy drivers in Python, CUDA C++ kernels in ``cuda/`` compiled at first use.
 
-Nothing here is imported by ``import concomp``; the dispatcher imports it only
-after :func:`concomp._gpu._compat.gpu_status` says a GPU is usable.
+Nothing here is imported by ``import concomp``; the dispatcher imports the
+engine's modules only after :func:`concomp._gpu._compat.gpu_status` says a GPU
+is usable. The modules mirror the engine contract (:mod:`concomp._engine`);
+:data:`UNSUPPORTED` names what this engine lacks, and why.
 """
+
+#: Contract names this engine does not implement -> the reason the dispatcher reports.
+UNSUPPORTED = {
+    "scc.strong_component_labels": "strongly connected components have no GPU kernel yet; "
+                                   "they run on the CPU engine",
+}

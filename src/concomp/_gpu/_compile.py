@@ -23,17 +23,25 @@ def source_text(filename: str) -> str:
     """The source of ``cuda/<filename>`` with local ``#include "x.cuh"`` lines inlined.
 
     Inlining keeps NVRTC independent of include paths inside installed wheels.
+    Each header is inlined once, where it is first included (``#pragma once``).
     """
+    return "\n".join(_inline(filename, set()))
+
+
+def _inline(filename: str, seen: set[str]) -> list[str]:
     out = []
     for line in (CUDA_DIR / filename).read_text().splitlines():
         s = line.strip()
         if s == "#pragma once":
             continue
         if s.startswith('#include "') and s.endswith('"'):
-            out.append(source_text(s[len('#include "'):-1]))
+            header = s[len('#include "'):-1]
+            if header not in seen:
+                seen.add(header)
+                out.extend(_inline(header, seen))
         else:
             out.append(line)
-    return "\n".join(out)
+    return out
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,7 +1,7 @@
 """CSR families: ECL-CC and ECL_af, Shiloach-Vishkin, G_Afforest, label propagation, BFS-CC.
 
-Each function takes a :class:`~concomp._gpu.families.Ctx` (and, for GConn's
-finishes, the sampled :class:`~concomp._gpu.families.Labels`) and returns the
+Each function takes a :class:`~concomp._gpu.family_state.Ctx` (and, for GConn's
+finishes, the sampled :class:`~concomp._gpu.family_state.Labels`) and returns the
 roots array. The CSR is the symmetric one of ``Graph.undirected_csr``.
 """
 
@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..variants import Finish
-from .families import (BFS_ALPHA, BLOCK, ECL_BLOCK_DEGREE, ECL_WARP_DEGREE, HEAVY_DEGREE, Ctx,
-                       Labels)
+from .family_state import BLOCK, ECL_BLOCK_DEGREE, ECL_WARP_DEGREE, Ctx, Labels
 
 
 class _CSRPass:
@@ -28,7 +27,8 @@ class _CSRPass:
         k0, use = np.int32(lab.k0), np.int32(lab.use)
         self.queue_len.fill(0)
         ctx.launch(f"light_{self.op}", ctx.n, P, self.indptr, self.indices, ctx.I(ctx.n), k0,
-                   lab.lmax, use, ctx.I(HEAVY_DEGREE), self.queue, self.queue_len, ctx.flag)
+                   lab.lmax, use, ctx.I(ctx.options.heavy_degree), self.queue, self.queue_len,
+                   ctx.flag)
         getattr(ctx.k, f"heavy_{self.op}")(ctx.blocks, (BLOCK,), (
             P, self.indptr, self.indices, k0, use, self.queue, self.queue_len, ctx.flag))
 
@@ -110,7 +110,7 @@ def label_propagation(ctx: Ctx, labels: Labels):
         nxt_len.fill(0)
         heavy_len.fill(0)
         ctx.launch("lp_light", size, lab, indptr, indices, cur, cur_len, nxt, nxt_len, stamp,
-                   np.int32(rnd), I(HEAVY_DEGREE), heavy, heavy_len)
+                   np.int32(rnd), I(ctx.options.heavy_degree), heavy, heavy_len)
         ctx.k.lp_heavy(ctx.blocks, (BLOCK,), (lab, indptr, indices, heavy, heavy_len, nxt, nxt_len,
                                               stamp, np.int32(rnd)))
         cur, nxt, cur_len, nxt_len = nxt, cur, nxt_len, cur_len
@@ -153,7 +153,7 @@ def _bfs(ctx: Ctx, comp, indptr, indices, source: int, cur, nxt, cur_len, nxt_le
     size = 1
     while size > 0:
         nxt_len.fill(0)
-        if size > n // BFS_ALPHA:
+        if size > n // ctx.options.bfs_alpha:
             if bits is None:
                 bits, nbits = cp.zeros(n, np.uint8), cp.zeros(n, np.uint8)
                 ctx.launch("bfscc_to_bitmap", size, cur, cur_len, bits)
@@ -162,7 +162,7 @@ def _bfs(ctx: Ctx, comp, indptr, indices, source: int, cur, nxt, cur_len, nxt_le
                        nxt_len)
             bits, nbits = nbits, bits
             size = int(nxt_len[0])
-            if size <= n // BFS_ALPHA:
+            if size <= n // ctx.options.bfs_alpha:
                 q = cp.flatnonzero(bits).astype(ctx.dt)
                 cur[:size] = q
                 cur_len.fill(size)

@@ -1,8 +1,8 @@
 """Edge-list (COO) families: Soman's GPU-CC, Cong & Muzio's CC, CC-updt and Stages,
 Shiloach-Vishkin, Liu-Tarjan and Stergiou.
 
-Each function takes a :class:`~concomp._gpu.families.Ctx` (and, for GConn's
-finishes, the sampled :class:`~concomp._gpu.families.Labels`) and returns the
+Each function takes a :class:`~concomp._gpu.family_state.Ctx` (and, for GConn's
+finishes, the sampled :class:`~concomp._gpu.family_state.Labels`) and returns the
 roots array. Host loops read one convergence flag per round.
 """
 
@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..variants import UNION_FIND, Finish, Layout, Sampling, Variant
-from .families import STAGES_SEED, Ctx, Labels
+from .family_state import STAGES_SEED, Ctx, Labels
+from .unionfind import UnionFindRun
 
 
 # ------------------------------------------------------------------ Soman et al.
@@ -101,8 +102,6 @@ def stages(ctx: Ctx):
     by their current labels; the finish (CC, CC-updt, SV, or a union-find rule
     through the cc.cu kernels) leaves every tree a star, so labels are roots.
     """
-    from .components import _Run
-
     cp, n, I, v = ctx.cp, ctx.n, ctx.I, ctx.v
     if v.layout == Layout.CSR:  # the symmetric CSR's entries as an edge list
         indptr, dst = ctx.csr()
@@ -117,14 +116,15 @@ def stages(ctx: Ctx):
         order = cp.argsort(keys)
         src, dst = src[order], dst[order]
     if v.finish in UNION_FIND:
-        run = _Run(ctx.g, Variant(Sampling.NONE, v.finish, v.compress, Layout.COO), False, ctx.dt)
+        run = UnionFindRun(ctx.g, Variant(Sampling.NONE, v.finish, v.compress, Layout.COO),
+                           False, ctx.options)
         run.init()
         P = run.p
 
-        def finish(s, d):  # finish_coo(.., lmax, use_lmax=0, by_find=0, one_way=0)
+        def finish(s, d):  # finish_coo(.., lmax, use_lmax=0, one_way=0)
             k = int(s.shape[0])
             run.launch("finish_coo", k, *run.uf, s, d, run.hook_edge, np.int64(k), run.dummy,
-                       np.int32(0), np.int32(0), np.int32(0))
+                       np.int32(0), np.int32(0))
             run.launch("compress", n, *run.uf, I(n))
     else:
         P = cp.arange(n, dtype=ctx.dt)

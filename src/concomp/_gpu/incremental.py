@@ -2,19 +2,20 @@
 
 One batch costs one validation pass (min / max id and bad op codes in one
 reduction, one 24-byte download: the only host sync), then one kernel over the
-batch's inserts and one over its queries (``cuda/incremental.cu``). A batch at
-least as large as the vertex set whose parent array overflows L2 inserts in two
-passes instead (see :data:`TWO_PASS`). The union rule is a template parameter;
-the default (``incremental.DEFAULT_ALGORITHM``) is Rem's rule with path halving,
-which beat GConn's Union-Async with splitting here.
+batch's inserts and one over its queries (``cuda/incremental.cu``). A large batch
+on a parent array that overflows L2 inserts in two passes instead
+(``Options.two_pass``). The union rule is a template parameter, from the
+registry (:func:`concomp._rules.union_rules_for` ``("gpu", "incremental")``).
 
-A stream of many small batches (:meth:`GpuIncremental.run_stream`) is validated
-once and needs no host synchronisation per batch. Batches of up to
-:data:`STREAM_PERSISTENT_MAX` entries run as one persistent launch whose blocks
-are all resident and meet at a grid barrier after each batch (and after its
-queries). Larger ones read the batch index from a device counter that the last
-block of a batch advances, so the same launches are captured once as a CUDA
-graph and replayed.
+A stream of many small batches (:meth:`IncrementalEngine.run_stream`) is
+validated once and needs no host synchronisation per batch. Batches of up to
+``Options.stream_persistent_max`` entries run as one persistent launch whose
+blocks are all resident and meet at a grid barrier after each batch (and after
+its queries): a batch then costs a barrier rather than a kernel launch. Larger
+ones read the batch index from a device counter that the last block of a batch
+advances, so the same launches are captured once as a CUDA graph and replayed
+(``Options.stream_graphs``). ``benchmarks/profile_stream.py`` and
+``benchmarks/profile_incremental.py`` measure these choices.
 
 Within a batch the inserts run concurrently: the partition, the queries, the
 number of inserts that report True and every root (always its component's
@@ -32,11 +33,13 @@ from typing import Any
 
 import numpy as np
 
+from .._rules import union_rule, union_rules_for
 from .._shared.state import ArrayState
-from ..variants import COMPRESS_RULES, Finish, Variant
+from ..options import Options
+from ..variants import Finish, Variant
 from ._compat import cupy_or_raise, device_info, out_of_memory_guard
 from ._compile import get_kernel
-from .kernels import BLOCK, ctype, unite_cpp
+from .kernels import BLOCK, ctype
 from .kernels import grid_for as _grid
 
 log = logging.getLogger("concomp.gpu")
@@ -47,44 +50,16 @@ STREAM_STEPS = 32
 #: Streams of fewer batches are launched directly: capturing and instantiating a
 #: graph costs more than a few launches.
 STREAM_CAPTURE_MIN_BATCHES = 4
-#: Capture streams as CUDA graphs at all (False: plain launches, for comparison).
-STREAM_GRAPHS = True
-#: Streams of batches of at most this many entries run as one persistent launch
-#: (``stream_persistent``): the grid meets at a barrier after each batch instead of
-#: relaunching, so a batch costs a barrier rather than a kernel launch. H100, 200
-#: batches of each suite graph's permuted stream (``benchmarks/profile_stream.py``,
-#: ``benchmarks/results/device/profile_stream.txt``), us per batch, captured launches
-#: -> persistent: 1e3 edges 7.1-9.0 -> 3.9-5.3, 1e4 8.2-10.3 -> 5.2-6.8, 1e5 9.8-22.3 ->
-#: 6.3-18.6; 1e6 (100 batches of rmat22 and cong22) 42 -> 30-32.
-STREAM_PERSISTENT_MAX = 1 << 20
 #: Blocks per SM of the batch insert kernel's grid-stride loop (``kernels.grid_for``
-#: launches 32 by default). Measured on the H100, one batch holding a suite graph
-#: (``benchmarks/profile_incremental.py --blocks-per-sm``), ms for 32 / 128 / 256 /
-#: 512 / 1024: rmat22 1.57 / 1.41 / 1.44 / 1.48 / 1.64, gridp4k 5.81 / 5.08 / 4.87 /
-#: 5.16 / 5.63, cong22 1.78 / 1.68 / 1.69 / 1.73 / 1.80; 4, 8 or 16 were slower still.
+#: launches 32 by default): more blocks than that hide the latency of the unions'
+#: dependent loads (``benchmarks/profile_incremental.py --blocks-per-sm``).
 INSERT_BLOCKS_PER_SM = 256
-#: A batch of at least TWO_PASS_MIN_BATCH x capacity entries, on a parent array
-#: larger than L2 (or than TWO_PASS_ABOVE_BYTES when set; tests set 0), runs as two
-#: passes (``batch_insert_half``): its entries (a, b) with a > b, one thread each in
-#: position order; a flattening (if TWO_PASS_FLATTEN); then the others. gridp4k as
-#: one batch (67 M entries on 16.7 M vertices), H100, ms, one pass -> two passes:
-#: CSR order 4.75 -> 2.80-2.81, permuted 7.81 -> 6.02; without the flattening 2.98-2.99
-#: and 6.11 (``benchmarks/profile_incremental.py --knobs``, two rounds). Where the
-#: parents fit in L2 one pass wins: rmat22 / er22 / cong22 1.34 / 1.63 / 1.64 -> 3.5 /
-#: 3.3 / 3.3.
-TWO_PASS = True
-TWO_PASS_MIN_BATCH = 1.0
-TWO_PASS_ABOVE_BYTES: int | None = None
-TWO_PASS_FLATTEN = True
 
 #: Link counters the kernels add to, LINK_STRIDE int64 words apart (``LINK_SLOTS`` and
 #: ``LINK_STRIDE`` in ``cuda/incremental.cu``).
 LINK_SLOTS = 256
 LINK_STRIDE = 4
 
-#: Union rules the incremental kernels take: the root-based CAS rules whose roots
-#: stay their component's minimum (Union-JTB links by rank, so it is left out).
-FINISHES = (Finish.ASYNC, Finish.EARLY, Finish.HOOKS, Finish.REM_CAS, Finish.REM_LOCK)
 _ID_TYPES = ("int", "long long")
 _OP_TYPES = {np.dtype(np.int8): "signed char", np.dtype(np.int32): "int",
              np.dtype(np.int64): "long long"}
@@ -109,10 +84,11 @@ def batch_names(unite: str, itype: str) -> dict[str, str]:
 
 def _instantiations() -> list[str]:
     names = set(STATS_NAMES)
-    for finish, itype in itertools.product(FINISHES, _ID_TYPES):
-        for compress in COMPRESS_RULES[finish]:
-            if compress != "splice":  # not offered: see incremental.legal_algorithms
-                names.update(batch_names(unite_cpp(finish, compress), itype).values())
+    for row, itype in itertools.product(union_rules_for("gpu", "incremental"), _ID_TYPES):
+        for compress in row.compress:
+            # a batch records forest edges while it links concurrently
+            if row.records_forest("gpu", compress, concurrent=True):
+                names.update(batch_names(row.cpp_policy(compress), itype).values())
     return sorted(names)
 
 
@@ -120,16 +96,18 @@ def _instantiations() -> list[str]:
 INSTANTIATIONS = _instantiations
 
 
-class GpuIncremental(ArrayState):
+class IncrementalEngine(ArrayState):
     """Union-find state on the device; kernels compiled per (rule, index type)."""
 
     device = "gpu"
 
-    def __init__(self, variant: Variant, capacity: int, dtype: Any) -> None:
+    def __init__(self, variant: Variant, capacity: int, dtype: Any, options: Options) -> None:
         cp = cupy_or_raise()
         self.xp = cp
-        self.unite = unite_cpp(variant.finish, variant.compress)
-        self.needs_aux = variant.finish in (Finish.HOOKS, Finish.REM_LOCK)
+        self.options = options
+        row = union_rule(variant.finish)
+        self.unite = row.cpp_policy(str(variant.compress))
+        self.needs_aux = row.aux
         self.aux = cp.zeros(1, np.int32)
         self._stats = cp.zeros(3, np.int64)
         # pinned: the one download per batch is a DMA, not a staged copy
@@ -225,8 +203,8 @@ class GpuIncremental(ArrayState):
         self._links[0] = int(links)
 
     def _flatten(self, n: int) -> None:
-        # one thread per vertex, in id order (parents point to smaller ids): 0.20 ms
-        # on gridp4k's 16.7 M vertices where a grid-stride loop took 0.21-0.24
+        # one thread per vertex, in id order: parents point to smaller ids, so the
+        # parents in use grow from a prefix that L2 holds
         if n > 0:
             self._kernel("flatten")((-(-n // BLOCK),), (BLOCK,),
                                     (self.parents, self.dtype.type(n)))
@@ -257,14 +235,10 @@ class GpuIncremental(ArrayState):
             args = (self.parents, self.aux, u, v, o, mixed, np.int64(m), result, self._hooks,
                     np.int64(batch), self._links)
             # Both passes read parents through L1 (UFState::cached); the first walks
-            # Rem's unions one-sided. gridp4k, ms, A/B runs before the first pass
-            # stored every result: 2.95 as here; first pass with relaxed reads 3.18,
-            # and two-sided too 3.39 (vs 3.21); two or four entries per thread
-            # 3.10-3.63.
+            # Rem's unions one-sided; one entry per thread, in position order.
             grid, block = (-(-m // BLOCK),), (BLOCK,)
             self._kernel("insert_half_one_side")(grid, block, (*args, np.int32(1)))
-            if TWO_PASS_FLATTEN:
-                self._flatten(self.capacity)
+            self._flatten(self.capacity)
             self._kernel("insert_half")(grid, block, (*args, np.int32(0)))
         elif kind != "query":
             self._launch(self._kernel("insert"), m,
@@ -276,9 +250,17 @@ class GpuIncremental(ArrayState):
         return result
 
     def _two_pass(self, m: int) -> bool:
-        if not TWO_PASS or m < TWO_PASS_MIN_BATCH * self.capacity:
+        """Whether an insert batch of ``m`` entries runs in two passes (``Options.two_pass``):
+        under "auto", batches of at least ``two_pass_min_batch`` entries per vertex on a
+        parent array larger than ``two_pass_above_bytes`` (default: L2). In CSR order
+        the first pass (entries with a > b) is the static finish's order, so the
+        parents it links to are the ones the rows before brought into L2."""
+        o = self.options
+        if o.two_pass != "auto":
+            return o.two_pass == "always"
+        if m < o.two_pass_min_batch * self.capacity:
             return False
-        above = TWO_PASS_ABOVE_BYTES
+        above = o.two_pass_above_bytes
         limit = device_info()["l2_bytes"] if above is None else above
         return self.capacity * self.dtype.itemsize > limit
 
@@ -287,11 +269,11 @@ class GpuIncremental(ArrayState):
 
         ``kind`` is "insert" or "mixed" (each batch's inserts, then its queries).
         The ids are validated already, and nothing is read back. Batches of up to
-        :data:`STREAM_PERSISTENT_MAX` entries run as one persistent launch (see
+        ``options.stream_persistent_max`` entries run as one persistent launch (see
         :meth:`_persistent`). Otherwise each batch is an insert kernel (then a query
-        kernel that advances the batch counter): up to :data:`STREAM_STEPS` batches
-        are captured as a CUDA graph and replayed, or, if capture fails, the same
-        kernels are launched once per batch.
+        kernel that advances the batch counter): with ``options.stream_graphs`` up to
+        :data:`STREAM_STEPS` batches are captured as a CUDA graph and replayed, or,
+        if capture fails, the same kernels are launched once per batch.
         """
         cp = self.xp
         m = int(u.shape[0])
@@ -302,7 +284,7 @@ class GpuIncremental(ArrayState):
         nb = -(-m // size)
         mixed = kind == "mixed"
         o = ops if mixed else self._no_ops
-        if size <= STREAM_PERSISTENT_MAX and self._persistent(u, v, o, mixed, m, size, nb, first,
+        if size <= self.options.stream_persistent_max and self._persistent(u, v, o, mixed, m, size, nb, first,
                                                               result):
             return result
         grid, block = _grid(size), (BLOCK,)
@@ -321,7 +303,7 @@ class GpuIncremental(ArrayState):
         self._ctrl.fill(0)
         steps = max(1, min(nb, STREAM_STEPS))
         graph = None
-        if STREAM_GRAPHS and nb >= STREAM_CAPTURE_MIN_BATCHES:
+        if self.options.stream_graphs and nb >= STREAM_CAPTURE_MIN_BATCHES:
             graph = self._capture(step, steps)
         if graph is None:
             for _ in range(nb):

@@ -1,7 +1,9 @@
 """Variant -> C++ policy names, kernel name expressions, and launch helpers.
 
-Adding a rule touches one enum value (``variants.py``), one struct
-(``cuda/uf.cuh``) and one row in :data:`UNITE_CPP` below.
+The C++ policy of a union rule comes from its row in the rule registry
+(:func:`concomp._rules.union_rule`), as do its auxiliary state (``aux``) and
+JTB's packed words (``packed``); this module only names the kernels of
+``cuda/cc.cu`` for one rule.
 """
 
 from __future__ import annotations
@@ -11,41 +13,13 @@ import itertools
 
 import numpy as np
 
-from ..variants import COMPRESS_RULES, UNION_FIND, Compress, Finish, Variant
+from .._rules import union_rule, union_rules_for
+from ..variants import Variant
 from ._compat import device_info
 from ._compile import get_kernel
 
 #: Threads per block of every grid-stride kernel.
 BLOCK = 256
-
-FIND_CPP = {
-    Compress.NAIVE: "FindNaive",
-    Compress.SPLIT: "FindSplit",
-    Compress.HALVE: "FindHalve",
-    Compress.COMPRESS: "FindCompress",
-}
-REM_STEP_CPP = {
-    Compress.SPLICE: "SpliceAtomic",
-    Compress.SPLIT: "SplitAtomicOne",
-    Compress.HALVE: "HalveAtomicOne",
-}
-
-
-def unite_cpp(finish: Finish, compress: Compress) -> str:
-    """C++ type of the union rule, e.g. ``UniteAsync<FindHalve>``."""
-    if finish == Finish.ASYNC:
-        return f"UniteAsync<{FIND_CPP[compress]}>"
-    if finish == Finish.EARLY:
-        return f"UniteEarly<{FIND_CPP[compress]}>"
-    if finish == Finish.HOOKS:
-        return f"UniteHooks<{FIND_CPP[compress]}>"
-    if finish == Finish.REM_CAS:
-        return f"UniteRem<{REM_STEP_CPP[compress]}, false>"
-    if finish == Finish.REM_LOCK:
-        return f"UniteRem<{REM_STEP_CPP[compress]}, true>"
-    if finish == Finish.JTB:
-        return f"UniteJTB<{'true' if compress == Compress.SPLIT else 'false'}>"
-    raise KeyError(finish)
 
 
 def ctype(dtype: np.dtype) -> str:
@@ -56,11 +30,15 @@ def _b(flag: bool) -> str:
     return "true" if flag else "false"
 
 
-def cc_names(unite: str, jtb: bool, itype: str, record: bool) -> dict[str, str]:
-    """Name expressions of every cc.cu kernel one union rule needs."""
-    r, j = _b(record), _b(jtb)
+def cc_names(unite: str, jtb: bool, itype: str, record: bool, aux: bool) -> dict[str, str]:
+    """Name expressions of every cc.cu kernel one union rule needs.
+
+    ``jtb``: the rule keeps JTB's packed words; ``aux``: it keeps the auxiliary
+    int array; ``record``: the run records hook edges (spanning forests).
+    """
+    r, j, a = _b(record), _b(jtb), _b(aux)
     return {
-        "init": f"init_state<{itype}>",
+        "init": f"init_state<{itype}, {a}, {j}, {r}>",
         "kout": f"kout_first<{itype}, {unite}, {r}>",
         "koutr": f"kout_random<{itype}, {unite}, {r}>",
         "kout_lower": f"kout_lower<{itype}, {unite}, {r}, false>",
@@ -69,8 +47,8 @@ def cc_names(unite: str, jtb: bool, itype: str, record: bool) -> dict[str, str]:
         "hb_roots": f"hb_roots<{itype}, {unite}, {j}, {r}>",
         "hb_fused": f"hb_fused<{itype}, {unite}>",
         "frequent": f"frequent_label<{itype}, {unite}>",
-        "finish_csr": f"finish_csr<{itype}, {unite}, {j}, {r}, false>",
-        "finish_csr_one_side": f"finish_csr<{itype}, {unite}, {j}, {r}, true>",
+        "finish_csr": f"finish_csr<{itype}, {unite}, {r}, false>",
+        "finish_csr_one_side": f"finish_csr<{itype}, {unite}, {r}, true>",
         "finish_csr_warp": f"finish_csr_warp<{itype}, {unite}, {j}, {r}>",
         "finish_heavy": f"finish_heavy<{itype}, {unite}, {r}>",
         "finish_coo": f"finish_coo<{itype}, {unite}, {j}, {r}>",
@@ -120,23 +98,25 @@ class CCKernels(KernelSet):
     """The compiled cc.cu kernels for one (union rule, index type, record) triple."""
 
     def __init__(self, variant: Variant, dtype: np.dtype, record: bool = False) -> None:
-        self.jtb = variant.finish == Finish.JTB
-        super().__init__("cc.cu", cc_names(unite_cpp(variant.finish, variant.compress),
-                                           self.jtb, ctype(dtype), record))
+        row = union_rule(variant.finish)
+        self.jtb = row.packed
+        self.needs_aux = row.aux
+        super().__init__("cc.cu", cc_names(row.cpp_policy(str(variant.compress)), row.packed,
+                                           ctype(dtype), record, row.aux))
 
 
 def all_cc_instantiations() -> list[str]:
     """Every cc.cu name expression any variant can request (for the compile test)."""
     names: set[str] = set()
-    for finish, itype, record in itertools.product(sorted(UNION_FIND), ("int", "long long"),
-                                                   (False, True)):
-        for compress in COMPRESS_RULES[finish]:
-            names.update(cc_names(unite_cpp(finish, compress), finish == Finish.JTB, itype,
-                                  record).values())
+    for row, itype, record in itertools.product(union_rules_for("gpu"), ("int", "long long"),
+                                                (False, True)):
+        for compress in row.compress:
+            names.update(cc_names(row.cpp_policy(compress), row.packed, itype, record,
+                                  row.aux).values())
     return sorted(names)
 
 
 @functools.lru_cache(maxsize=None)
-def cc_kernels(finish: Finish, compress: str, dtype: str, record: bool) -> CCKernels:
+def cc_kernels(finish: object, compress: str, dtype: str, record: bool) -> CCKernels:
     """Memoized :class:`CCKernels` (their function handles are reused across runs)."""
     return CCKernels(Variant(finish=finish, compress=compress), np.dtype(dtype), record)

@@ -7,14 +7,13 @@ edge of a component" is a 64-bit ``atomicMin``; a second 64-bit word (the larger
 endpoint and the edge id) settles the rare edges with equal keys in a separate
 pass. Nothing is sorted and nothing is kept per graph. Wider weights (most float64
 data, integers spanning 2**32 or more) take the ranking path of
-:mod:`concomp._gpu.msf`, which sorts the edges by the tie rule once per call and
+:mod:`concomp._gpu.msf_rank`, which sorts the edges by the tie rule once per call and
 runs the same rounds on ranks. Both give the same edges.
 
-Measured on one H100 (``benchmarks/device_msf.py``; numbers in the docstring of
-:mod:`concomp._gpu.msf`). An earlier version sorted the edges by ``(min, max, edge
-id)`` once per graph and cached that order: later calls on the same graph were
-1.1-2 ms faster (their first rounds read edges grouped by vertex), but the first
-call paid 2.5-8 ms for the sort, more than ECL-MST's whole run on a random graph.
+``benchmarks/device_msf.py`` measures both paths. Sorting the edges by ``(min,
+max, edge id)`` once per graph and caching that order makes later calls on a
+graph faster, but its first call pays more for the sort than a whole run without
+it: so nothing is cached.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from ._compat import cupy_or_raise
 from ._compile import get_kernel
 from .kernels import BLOCK as _BLOCK
 from .kernels import grid_for as _grid
-from .msf import _id_arrays, key_stats
+from .msf_rank import id_arrays, key_stats
 
 __all__ = ["INSTANTIATIONS", "boruvka", "spanning_forest_ids_by_keys"]
 
@@ -172,7 +171,7 @@ def spanning_forest_ids_by_keys(src: Any, dst: Any, code: Any, n: int, dtype: np
     m = int(src.shape[0])
     if n > 2**32 or m > 2**32:
         return None
-    src, dst, _ = _id_arrays(src, dst)
+    src, dst, _ = id_arrays(src, dst)
     kmin, kmax, count = key_stats(src, dst, code)  # over non-loop edges only
     if count == 0:
         return cupy_or_raise().zeros(0, dtype=np.int64)

@@ -16,19 +16,18 @@ slot and large ones split, so each launch sees a full slot.
 Chunks that are already in pinned host memory (and of the label type) skip the
 host copy; chunks already on the device skip the transfer.
 
-Device memory: labels (``p``, plus ``aux`` for Union-Hooks / Rem-Lock and the
-packed word for JTB) and the two edge slots. :func:`plan_chunk_edges` sizes the
-slots from ``max_device_bytes``. The union rules are the cc.cu policies
+Device memory: labels (``p``, plus ``aux`` and JTB's packed words for the rules
+whose registry row asks for them) and the two edge slots. :func:`plan_chunk_edges`
+sizes the slots from ``max_device_bytes``. The union rules are the cc.cu policies
 (GConn's Union-Async, Rem-CAS, ...), launched through the ``finish_coo`` kernel
 without sampling (``use_lmax=0``). Labels come back through pinned bounce buffers
 (:func:`download`).
 
-Measured on the H100 host (``benchmarks/bench_streaming.py``, 1e9 edges,
-n = 2**26, pinned H2D 54.8 GB/s), with slots of 2**22 edges: 0.81-0.82 of the H2D
-bandwidth from ordinary (pageable) input. With 2**24-edge slots it was 0.59-0.78
-(H100 and H200 runs): the staged slots then left the last-level cache before the
-DMA read them, and host memory served the staging read, its write and the DMA's
-read of every id (:data:`DEFAULT_CHUNK_EDGES`).
+Slots of ``Options.chunk_edges`` edges (default 2**22, 32 MiB of int32 ids) stay
+in the host's last-level cache between the staging copy and the DMA that reads
+them, so host memory serves only the staging read of ordinary (pageable) input;
+larger slots leave the cache first, smaller ones pay more per-slot overhead
+(``benchmarks/bench_streaming.py --chunk-edges`` measures it).
 
 References
 ----------
@@ -46,38 +45,36 @@ from typing import Any
 import numpy as np
 
 from .._arrays import is_cupy_array
+from .._rules import UNION_RULES, union_rule
+from .._shared.staging import INT32_IDS, copy_parallel, edge_id_range, stage_edges
 from ..errors import DeviceMemoryError
 from ..graph import Graph
+from ..options import DEFAULTS, Options
 from ..variants import Finish, Layout, Sampling, Variant
 from ._compat import cupy_or_raise, out_of_memory_guard
-from .components import BLOCK, _grid
-from .kernels import cc_kernels
+from .components import canonical_labels
+from .kernels import BLOCK, cc_kernels
+from .kernels import grid_for as _grid
 
 log = logging.getLogger("concomp.gpu.streaming")
 
 __all__ = [
-    "GpuStreamer",
-    "DEFAULT_CHUNK_EDGES",
     "MIN_CHUNK_EDGES",
-    "label_bytes_per_vertex",
-    "plan_chunk_edges",
-    "in_core_bytes",
-    "should_stream",
-    "gpu_components_out_of_core",
-    "streaming_variant_of",
+    "Streamer",
     "canonical_on_device",
+    "components_out_of_core",
+    "default_variant",
     "download",
+    "fits_in_memory",
+    "in_core_bytes",
+    "label_bytes_per_vertex",
+    "out_of_core_roots",
+    "plan_chunk_edges",
+    "should_stream",
+    "stream_labels",
+    "streaming_variant_of",
 ]
 
-#: Edges per slot when no budget says otherwise: 32 MiB of int32 ids per slot.
-#: Ordinary (pageable) input is staged through the pinned slots by the host, and
-#: slots this small stay in the host's last-level cache until the DMA reads them,
-#: so host memory serves the staging read only. H100 host (300 MiB L3, 16 cores),
-#: 1e9 edges from pageable memory (``benchmarks/bench_streaming.py --chunk-edges``,
-#: ``benchmarks/results/device/streaming_chunks_h100.json``), share of the pinned
-#: H2D bandwidth for 2**24 / 2**23 / 2**22 / 2**21 edges per slot: 0.59-0.62 /
-#: 0.76-0.77 / 0.81-0.82 / 0.71-0.72 (smaller slots pay more per-slot overhead).
-DEFAULT_CHUNK_EDGES = 1 << 22
 #: Below this a slot costs more in launches and host round trips than it moves.
 MIN_CHUNK_EDGES = 256
 SLOTS = 2
@@ -96,9 +93,10 @@ RangeCheck = Callable[[int, int], None]
 def label_bytes_per_vertex(variant: Variant, dtype: Any) -> int:
     """Device bytes per vertex for the union-find state of ``variant``."""
     b = np.dtype(dtype).itemsize
-    if variant.finish in (Finish.HOOKS, Finish.REM_LOCK):
+    row = union_rule(variant.finish)
+    if row.aux:
         b += 4
-    if variant.finish == Finish.JTB:
+    if row.packed:
         b += 8
     return b
 
@@ -126,7 +124,7 @@ def plan_chunk_edges(max_device_bytes: int | None, num_nodes: int | None, dtype:
     >>> plan_chunk_edges(4_000_000 + 4096 + 16 * 5000, 10**6, np.int32, v)
     5000
     """
-    want = int(chunk_edges or DEFAULT_CHUNK_EDGES)
+    want = int(chunk_edges or DEFAULTS.chunk_edges)
     if max_device_bytes is None:
         return max(want, MIN_CHUNK_EDGES)
     per_edge = _slot_bytes_per_edge(dtype)
@@ -185,19 +183,28 @@ def _free_device_bytes() -> int:
     return int(free + cp.get_default_memory_pool().free_bytes())
 
 
+def default_variant() -> Variant:
+    """The union-find variant a stream runs with when ``algorithm="auto"``: GConn's
+    Union-Async with path halving, without sampling, over the COO.
+
+    Where the kernel rather than the copy limits the pipeline (a uniform random
+    graph) it unites faster than Rem-CAS (``benchmarks/bench_streaming.py``).
+    """
+    return Variant(Sampling.NONE, Finish.ASYNC, "halve", Layout.COO)
+
+
 def streaming_variant_of(variant: Variant | None) -> Variant:
-    """The edge-parallel, sampling-free version of a union-find variant (default Union-Async).
+    """The edge-parallel, sampling-free version of a union-find variant (default
+    :func:`default_variant`).
 
     Streaming unites edges as they arrive, so sampling (which needs the whole
-    CSR) does not apply; the finish and compression rules carry over.
+    CSR) does not apply; the finish and compression rules carry over for every
+    rule the registry lets the GPU stream with.
     """
-    if variant is None or variant.finish not in _UNION_FIND:
-        return Variant(Sampling.NONE, Finish.ASYNC, "halve", Layout.COO)
+    finish = None if variant is None else str(variant.finish)
+    if finish not in UNION_RULES or not union_rule(finish).supports("gpu", "streaming"):
+        return default_variant()
     return Variant(Sampling.NONE, variant.finish, variant.compress, Layout.COO)
-
-
-_UNION_FIND = (Finish.ASYNC, Finish.EARLY, Finish.HOOKS, Finish.REM_CAS, Finish.REM_LOCK,
-               Finish.JTB)
 
 
 # ----------------------------------------------------------------------------- the pipeline
@@ -218,7 +225,7 @@ class _Slot:
         self.held: tuple = ()  # pinned input copied straight from: keep it alive until copied
 
 
-class GpuStreamer:
+class Streamer:
     """Union-find labels on the device, fed edge chunks through a two-slot copy/compute pipeline.
 
     Parameters
@@ -227,32 +234,33 @@ class GpuStreamer:
         Vertex count; ``None`` grows the labels geometrically as ids arrive.
     variant : Variant
         A union-find variant with sampling ``none`` and layout ``coo``.
+    options : Options
+        ``chunk_edges``: edges per slot (shrunk to fit the budget); ``int32_ids``:
+        labels stay 32-bit until an id passes it (capped at the staging limit).
     max_device_bytes : int, optional
         Device memory budget for labels plus edge slots (approximate: allocator
-        rounding and a few scalars aside). Default: the chunk size below, capped
-        by the free device memory.
-    chunk_edges : int, optional
-        Edges per slot (default :data:`DEFAULT_CHUNK_EDGES`, shrunk to fit the budget).
+        rounding and a few scalars aside). Default: the chunk size, capped by the
+        free device memory.
     index_dtype : dtype, optional
         Force the label type (tests force int64 on small graphs).
     one_way : bool
         The input lists every undirected edge in both directions; unite only one.
     """
 
-    def __init__(self, num_nodes: int | None, variant: Variant, *,
-                 max_device_bytes: int | None = None, chunk_edges: int | None = None,
-                 index_dtype: Any = None, one_way: bool = False) -> None:
-        from .._shared.staging import INT32_IDS
-
+    def __init__(self, num_nodes: int | None, variant: Variant, options: Options, *,
+                 max_device_bytes: int | None = None, index_dtype: Any = None,
+                 one_way: bool = False) -> None:
         cp = self.cp = cupy_or_raise()
         self.t0 = time.perf_counter()
         self.variant = variant
         self.fixed = num_nodes is not None
         self.n = int(num_nodes or 0)
         self.budget = max_device_bytes
-        self.chunk_request = chunk_edges
+        self.chunk_request = options.chunk_edges
+        # the staging copy narrows to int32 only below INT32_IDS (it marks wrapped ids)
+        self.int32_ids = min(options.int32_ids, INT32_IDS)
         self.one_way = np.int32(bool(one_way))
-        dt = np.dtype(index_dtype or (np.int32 if self.n - 1 <= INT32_IDS else np.int64))
+        dt = np.dtype(index_dtype or (np.int32 if self.n - 1 <= self.int32_ids else np.int64))
         self.compute = cp.cuda.Stream(non_blocking=True)
         self.copy = cp.cuda.Stream(non_blocking=True)
         self.launches = 0
@@ -267,8 +275,8 @@ class GpuStreamer:
         cp = self.cp
         self.dt, self.I = dt, dt.type
         self.k = cc_kernels(self.variant.finish, str(self.variant.compress), dt.str, False)
-        self.jtb = self.variant.finish == Finish.JTB
-        self.needs_aux = self.variant.finish in (Finish.HOOKS, Finish.REM_LOCK)
+        self.jtb = self.k.jtb
+        self.needs_aux = self.k.needs_aux
         budget = self.budget
         if budget is None:
             labels = max(self.n, 1) * label_bytes_per_vertex(self.variant, dt)
@@ -346,9 +354,7 @@ class GpuStreamer:
     # -------------------------------------------------------------- feeding
     def ensure_nodes(self, n: int) -> None:
         """Make ids ``0 .. n-1`` valid (a chunk's declared vertex count, say)."""
-        from .._shared.staging import INT32_IDS
-
-        if n - 1 > INT32_IDS and self.dt == np.int32:
+        if n - 1 > self.int32_ids and self.dt == np.int32:
             self._widen()
         self._grow_to(n)
 
@@ -368,8 +374,6 @@ class GpuStreamer:
             self._add_staged(src, dst, check)
 
     def _add_staged(self, src: np.ndarray, dst: np.ndarray, check: RangeCheck) -> None:
-        from .._shared.staging import INT32_IDS, stage_edges
-
         m, pos = int(src.shape[0]), 0
         while pos < m:
             slot = self.slots[self.cur]
@@ -380,7 +384,7 @@ class GpuStreamer:
             lo, hi = stage_edges(src[pos:pos + take], dst[pos:pos + take], slot.hsrc, slot.hdst,
                                  slot.fill)
             check(lo, hi)
-            if hi > INT32_IDS and self.dt == np.int32:
+            if hi > self.int32_ids and self.dt == np.int32:
                 self._widen()  # the narrowing copy wrapped: stage this piece again as int64
                 continue
             slot.fill += take
@@ -408,15 +412,13 @@ class GpuStreamer:
 
     def _add_pinned(self, src: np.ndarray, dst: np.ndarray, check: RangeCheck) -> None:
         """Copy straight from the caller's page-locked arrays, one slot's worth at a time."""
-        from .._shared.staging import INT32_IDS, edge_id_range
-
         self._flush()  # a partly filled slot goes first, so slots stay in turn
         m, it = int(src.shape[0]), self.dt.itemsize
         for a in range(0, m, self.chunk):
             b = min(a + self.chunk, m)
             lo, hi = edge_id_range(src[a:b], dst[a:b])  # overlaps the previous piece's transfer
             check(lo, hi)
-            if hi > INT32_IDS and self.dt == np.int32:
+            if hi > self.int32_ids and self.dt == np.int32:
                 self._widen()  # int64 labels now: the int32 input must be widened on the host
                 self._add_staged(src[a:], dst[a:], check)
                 break
@@ -429,15 +431,13 @@ class GpuStreamer:
 
     def _add_device(self, src: Any, dst: Any, check: RangeCheck) -> None:
         cp = self.cp
-        from .._shared.staging import INT32_IDS
-
         if src.shape[0] == 0:
             check(0, -1)
             return
         lo = min(int(src.min()), int(dst.min()))
         hi = max(int(src.max()), int(dst.max()))
         check(lo, hi)
-        if hi > INT32_IDS and self.dt == np.int32:
+        if hi > self.int32_ids and self.dt == np.int32:
             self._widen()
         self._grow_to(hi + 1)
         # the caller produced these arrays on its own stream: order our kernel after it
@@ -478,12 +478,12 @@ class GpuStreamer:
     def _unite(self, src: Any, dst: Any, k: int) -> None:
         """Queue ``finish_coo`` over ``k`` edges on the current (compute) stream.
 
-        No sampling phase, so no skip test (``use_lmax=0``, ``by_find=0``); the
-        unused hook-edge and lmax pointers get a one-element dummy.
+        No sampling phase, so no skip test (``use_lmax=0``); the unused hook-edge
+        and lmax pointers get a one-element dummy.
         """
         self.k.finish_coo(_grid(k), (BLOCK,),
                           (self.p, self.aux, self.packed, src, dst, self.dummy, np.int64(k),
-                           self.dummy, np.int32(0), np.int32(0), self.one_way))
+                           self.dummy, np.int32(0), self.one_way))
         self.launches += 1
 
     def _drain(self) -> None:
@@ -523,7 +523,8 @@ def canonical_on_device(roots: Any, max_device_bytes: int | None = None) -> tupl
     """SciPy-numbered labels from device roots, on the device when it fits, else on the host.
 
     Uses about ``3 * itemsize + 1`` bytes per vertex besides ``roots``
-    (``concomp.components.canonical_labels`` uses more, with int64 prefix sums).
+    (:func:`concomp._gpu.components.canonical_labels` uses more, with int64 prefix
+    sums, and serves as the host fallback).
     """
     cp = cupy_or_raise()
     n = int(roots.shape[0])
@@ -533,8 +534,6 @@ def canonical_on_device(roots: Any, max_device_bytes: int | None = None) -> tupl
     it = roots.dtype.itemsize
     extra = n * (3 * it + 1)
     if max_device_bytes is not None and extra + n * it > max_device_bytes:
-        from ..components import canonical_labels
-
         return canonical_labels(cp.asnumpy(roots))
     try:
         is_root = roots == cp.arange(n, dtype=roots.dtype)
@@ -544,8 +543,6 @@ def canonical_on_device(roots: Any, max_device_bytes: int | None = None) -> tupl
         comp -= 1
         return count, comp[roots].astype(dt, copy=False)
     except cp.cuda.memory.OutOfMemoryError:
-        from ..components import canonical_labels
-
         cp.get_default_memory_pool().free_all_blocks()
         return canonical_labels(cp.asnumpy(roots))
 
@@ -553,12 +550,10 @@ def canonical_on_device(roots: Any, max_device_bytes: int | None = None) -> tupl
 def download(a: Any) -> np.ndarray:
     """A device array as NumPy, through two pinned bounce buffers.
 
-    ``a.get()`` copies into pageable memory at a fraction of the bus bandwidth
-    (9.5 of 55 GB/s on an H100 host); here each piece crosses at pinned speed
-    while the host copies the previous one out of the other buffer on all cores.
+    ``a.get()`` copies into pageable memory at a fraction of the bus bandwidth;
+    here each piece crosses at pinned speed while the host copies the previous
+    one out of the other buffer on all cores.
     """
-    from .._shared.staging import copy_parallel
-
     cp = cupy_or_raise()
     if a.nbytes <= _BOUNCE_BYTES:
         return cp.asnumpy(a)
@@ -593,21 +588,42 @@ def download(a: Any) -> np.ndarray:
     return out.reshape(a.shape)
 
 
-def gpu_components_out_of_core(graph: Graph, max_device_bytes: int | None = None,
-                               variant: Variant | None = None, *, chunk_edges: int | None = None,
-                               index_dtype: Any = None, info: dict | None = None) -> Any:
+def stream_labels(roots: Any, max_device_bytes: int | None, to_host: bool) -> tuple[int, Any]:
+    """``(count, canonical labels)`` of a stream's roots within the memory budget.
+
+    On the device where the budget allows (else on the host); ``to_host`` brings
+    device labels back as NumPy through the pinned bounce buffers.
+    """
+    count, labels = canonical_on_device(roots, max_device_bytes)
+    if to_host and is_cupy_array(labels):
+        labels = download(labels)
+    return count, labels
+
+
+def fits_in_memory(graph: Graph, max_device_bytes: int | None, options: Options) -> bool:
+    """Whether the in-memory GPU engine can hold ``graph`` (see :func:`should_stream`)."""
+    return not should_stream(graph, max_device_bytes)
+
+
+def components_out_of_core(graph: Graph, variant: Variant | None, max_device_bytes: int | None,
+                           options: Options) -> Any:
     """Root labels (CuPy) of a host graph whose edges stream through the device.
 
     The out-of-core path of ``connected_components(..., max_device_bytes=...)``:
-    only the labels stay on the device; the edges go through
-    :class:`GpuStreamer` in slots sized by the budget. ``variant`` keeps its
-    finish and compression rules (sampling is dropped; see
-    :func:`streaming_variant_of`). ``info``, a dict, receives the run's statistics.
+    only the labels stay on the device; the edges go through :class:`Streamer`
+    in slots sized by the budget. ``variant`` keeps its finish and compression
+    rules (sampling is dropped; see :func:`streaming_variant_of`).
     """
+    return out_of_core_roots(graph, variant, max_device_bytes, options)
+
+
+def out_of_core_roots(graph: Graph, variant: Variant | None, max_device_bytes: int | None,
+                      options: Options, info: dict | None = None) -> Any:
+    """:func:`components_out_of_core`; ``info``, a dict, receives the run's statistics."""
     v = streaming_variant_of(variant)
     src, dst = graph.to("cpu").coo()
-    eng = GpuStreamer(graph.num_nodes, v, max_device_bytes=max_device_bytes,
-                      chunk_edges=chunk_edges, index_dtype=index_dtype, one_way=graph.symmetric)
+    eng = Streamer(graph.num_nodes, v, options, max_device_bytes=max_device_bytes,
+                   index_dtype=options.index_dtype, one_way=graph.symmetric)
 
     def trusted(lo: int, hi: int) -> None:  # a Graph's ids were validated when it was built
         return None

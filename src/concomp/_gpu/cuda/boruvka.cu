@@ -15,17 +15,14 @@
 // IdT is int or long long (vertex ids), S the input's id type. NVRTC has no
 // standard headers: builtins only.
 
-typedef unsigned long long u64;
-#define BK_NONE 0xffffffffffffffffull
+#include "common.cuh"
 
-#define BK_GRID_STRIDE(i, n)                                                                \
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
-         i += (long long)blockDim.x * gridDim.x)
+#define BK_NONE 0xffffffffffffffffull
 
 // Block-aggregated append: one atomicAdd per block reserves the slots of its kept
 // threads (warp counts are scanned in shared memory). Every thread of the block must
-// call it. One atomic per warp on the single list counter made whole runs 1.15-1.3x
-// slower on the benchmark graphs (the counter's atomics serialise).
+// call it. One atomic per warp on the single list counter makes whole runs slower
+// (the counter's atomics serialise; benchmarks/device_msf.py).
 __device__ __forceinline__ long long bk_block_append_slot(bool keep, unsigned long long* count) {
     __shared__ unsigned int warp_base[32];
     __shared__ unsigned long long block_base;
@@ -73,7 +70,7 @@ __global__ void bk_sample_keys(const S* __restrict__ src, const S* __restrict__ 
                                 const u64* __restrict__ code, const long long* __restrict__ at,
                                 long long count, u64 kmin, int qbits, int qshift,
                                 u64* __restrict__ out) {
-    BK_GRID_STRIDE(j, count) {
+    GRID_STRIDE(j, count) {
         long long i = at[j];
         S u = src[i], v = dst[i];
         u64 a = (u64)(u < v ? u : v), b = (u64)(u < v ? v : u);
@@ -135,7 +132,7 @@ __global__ void bk_offer(const S* __restrict__ su, const S* __restrict__ sv,
             }
             if (keep) {
                 // a plain read first: most offers lose, and a read is cheaper than an atomic
-                // (atomics alone made whole runs 1.2-2x slower on the benchmark graphs)
+                // (atomics alone make whole runs slower: benchmarks/device_msf.py)
                 if (k < best[ra]) atomicMin(best + ra, k);
                 if (k < best[rb]) atomicMin(best + rb, k);
             }
@@ -157,7 +154,7 @@ __global__ void bk_resolve(const IdT* __restrict__ la, const IdT* __restrict__ l
                             const unsigned long long* __restrict__ len,
                             const u64* __restrict__ best, u64* best2) {
     long long count = (long long)len[0];
-    BK_GRID_STRIDE(i, count) {
+    GRID_STRIDE(i, count) {
         u64 k = lk[i];
         IdT a = la[i], b = lb[i];
         bool wa = best[a] == k, wb = best[b] == k;
@@ -183,7 +180,7 @@ __global__ void bk_link(const IdT* __restrict__ la, const IdT* __restrict__ lb,
                          int resolved, IdT* parent, u64 eid_mask,
                          unsigned char* __restrict__ in_forest) {
     long long count = (long long)len[0];
-    BK_GRID_STRIDE(i, count) {
+    GRID_STRIDE(i, count) {
         u64 k = lk[i];
         IdT a = la[i], b = lb[i];
         bool wa = best[a] == k, wb = best[b] == k;

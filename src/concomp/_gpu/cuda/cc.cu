@@ -19,24 +19,21 @@ __device__ __forceinline__ u64 mix64(u64 x) {
     return x ^ (x >> 31);
 }
 
-#define GRID_STRIDE(i, n)                                                            \
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
-         i += (long long)blockDim.x * gridDim.x)
-
 template <typename I>
 __device__ __forceinline__ void record(I* hook_edge, I linked, I eid) {
     if (linked >= 0) hook_edge[linked] = eid;
 }
 
 // One pass that resets every per-run array (fewer launches than separate fills).
-template <typename I>
-__global__ void init_state(I* p, int* aux, u64* packed, I* hook_edge, I* scratch, I n,
-                           int use_aux, int use_packed, int record) {
+// AUX and PACKED: the union rule keeps an auxiliary int array (hooks, locks) or
+// JTB's packed words; RECORD: the run records hook edges.
+template <typename I, bool AUX, bool PACKED, bool RECORD>
+__global__ void init_state(I* p, int* aux, u64* packed, I* hook_edge, I* scratch, I n) {
     GRID_STRIDE(v, n) {
         p[v] = (I)v;
-        if (use_aux) aux[v] = 0;
-        if (use_packed) packed[v] = (u64)v;
-        if (record) hook_edge[v] = (I)-1;
+        if (AUX) aux[v] = 0;
+        if (PACKED) packed[v] = (u64)v;
+        if (RECORD) hook_edge[v] = (I)-1;
     }
     // outside the vertex loop: n may be smaller than the scratch array
     if (blockIdx.x == 0 && threadIdx.x < 4) scratch[threadIdx.x] = 0;
@@ -44,11 +41,9 @@ __global__ void init_state(I* p, int* aux, u64* packed, I* hook_edge, I* scratch
 
 // ------------------------------------------------------------------ sampling
 // k-out with CSR coalescing: adjacent threads take the first k edges of one vertex.
-// With hooked != 0 the first edge of each vertex was already hooked by hb_hook when
-// its neighbour is smaller, so only the other first edges need a CAS union.
 template <typename I, class U, bool RECORD>
 __global__ void kout_first(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
-                           const I* __restrict__ eids, I* hook_edge, I n, int k, int hooked) {
+                           const I* __restrict__ eids, I* hook_edge, I n, int k) {
     UF_STATE_CACHED;
     GRID_STRIDE(t, (long long)n * k) {
         I v = (I)(t / k);
@@ -56,7 +51,6 @@ __global__ void kout_first(UF_PARAMS, const I* __restrict__ indptr, const I* __r
         I j = indptr[v] + r;
         if (j < indptr[v + 1]) {
             I w = indices[j];
-            if (hooked && r == 0 && w < v) continue;
             I linked = U::unite(s, v, w);
             if (RECORD) record(hook_edge, linked, eids[j]);
         }
@@ -170,8 +164,8 @@ __global__ void hb_fused(UF_PARAMS, const I* __restrict__ indptr, const I* __res
 
 // Most frequent root among 1024 sampled vertices, on the device (no host round trip).
 // Counting goes through a shared-memory hash table (open addressing, 2048 slots), so
-// each thread does O(1) work; comparing every sample with every other took 1024
-// steps per thread, about 20 us of a run that lasts a few hundred.
+// each thread does O(1) work instead of comparing its sample with every other
+// (1024 steps per thread, a visible share of a short run).
 #define FREQ_SLOTS 2048
 template <typename I, class U>
 __global__ void frequent_label(UF_PARAMS, I n, I* out, u64 seed) {
@@ -241,15 +235,6 @@ __device__ __forceinline__ I parent_plain(const UFState<I>& s, I v) {
     return JTB ? (I)(s.packed[v] & JTB_MASK) : s.p[v];
 }
 
-// Representative used by the finish's skip test. With by_find the sampling phase
-// left the forest uncompressed, so walk (halving as we go) instead of one read.
-template <typename I, class U, bool JTB>
-__device__ __forceinline__ I skip_rep(const UFState<I>& s, I v, int by_find) {
-    if (!by_find) return parent_of<I, JTB>(s, v);
-    if (JTB) return U::find(s, v);
-    return FindHalve::find(s.p, v);
-}
-
 // First edge the finish must unite for v: k0 leading edges were united by sampling,
 // except that hook-based sampling (hb != 0, k0 == 1) guarantees edge 0 only for
 // vertices hb_hook hooked; for the others hb_roots may have skipped it (racing with
@@ -263,22 +248,19 @@ __device__ __forceinline__ I first_edge(const I* __restrict__ indptr,
     return b + k0;
 }
 
-// Vertex-parallel CSR finish. Low-degree vertices are done by their own thread;
-// vertices of degree > heavy are queued for the block-level kernel below.
-// Without sampling (use_lmax == 0) each undirected edge is united once (w < v).
+// Vertex-parallel CSR finish without sampling: each undirected edge is united
+// once, from its larger end (w < v). Low-degree vertices are done by their own
+// thread; vertices of degree > heavy are queued for finish_heavy below.
 // ONE_SIDE sets UFState::one_side; a template parameter rather than an argument,
-// because compiling both of Rem's loops into one kernel slowed unsampled er22
-// from 1.5 to 2.1 ms even with the one-sided loop never taken.
-template <typename I, class U, bool JTB, bool RECORD, bool ONE_SIDE>
+// because compiling both of Rem's loops into one kernel slows the kernel even
+// where the one-sided loop is never taken.
+template <typename I, class U, bool RECORD, bool ONE_SIDE>
 __global__ void finish_csr(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
-                           const I* __restrict__ eids, I* hook_edge, I n, int k0, int hb,
-                           const I* lmax, int use_lmax, int by_find, I heavy, I* queue,
+                           const I* __restrict__ eids, I* hook_edge, I n, I heavy, I* queue,
                            I* queue_len) {
-    UFState<I> s = {p_, aux_, packed_, use_lmax, ONE_SIDE};
-    I skip = lmax[0];
+    UFState<I> s = {p_, aux_, packed_, 0, ONE_SIDE};
     GRID_STRIDE(v, n) {
-        if (use_lmax && skip_rep<I, U, JTB>(s, (I)v, by_find) == skip) continue;
-        I b = first_edge(indptr, indices, (I)v, k0, hb), e = ld_stream(indptr + v + 1);
+        I b = ld_stream(indptr + v), e = ld_stream(indptr + v + 1);
         if (e - b > heavy) {
             I slot = atomic_add(queue_len, (I)1);
             queue[slot] = (I)v;
@@ -286,7 +268,7 @@ __global__ void finish_csr(UF_PARAMS, const I* __restrict__ indptr, const I* __r
         }
         for (I j = b; j < e; ++j) {
             I w = ld_stream(indices + j);
-            if (!use_lmax && w > (I)v) continue;
+            if (w > (I)v) continue;
             I linked = U::unite(s, (I)v, w);
             if (RECORD) record(hook_edge, linked, eids[j]);
         }
@@ -302,8 +284,8 @@ __global__ void finish_csr(UF_PARAMS, const I* __restrict__ indptr, const I* __r
 template <typename I, class U, bool JTB, bool RECORD>
 __global__ void finish_csr_warp(UF_PARAMS, const I* __restrict__ indptr,
                                 const I* __restrict__ indices, const I* __restrict__ eids,
-                                I* hook_edge, I n, int k0, int hb, const I* lmax, int by_find,
-                                I heavy, I* queue, I* queue_len) {
+                                I* hook_edge, I n, int k0, int hb, const I* lmax, I heavy,
+                                I* queue, I* queue_len) {
     UFState<I> s = {p_, aux_, packed_, 1};
     const I skip = lmax[0];
     const int lane = threadIdx.x & 31;
@@ -311,7 +293,7 @@ __global__ void finish_csr_warp(UF_PARAMS, const I* __restrict__ indptr,
     for (long long base = (long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31); base < n;
          base += stride) {  // warp-uniform: every lane runs every iteration
         I v = (I)(base + lane), b = 0, e = 0;
-        if (base + lane < n && skip_rep<I, U, JTB>(s, v, by_find) != skip) {
+        if (base + lane < n && parent_of<I, JTB>(s, v) != skip) {
             b = first_edge(indptr, indices, v, k0, hb);
             e = ld_stream(indptr + v + 1);
             if (e - b > heavy) {
@@ -368,15 +350,13 @@ __global__ void finish_heavy(UF_PARAMS, const I* __restrict__ indptr, const I* _
 // Edge-parallel COO finish. With sampling, skip edges whose ends both sit in lmax.
 template <typename I, class U, bool JTB, bool RECORD>
 __global__ void finish_coo(UF_PARAMS, const I* __restrict__ src, const I* __restrict__ dst,
-                           I* hook_edge, long long m, const I* lmax, int use_lmax, int by_find,
-                           int one_way) {
+                           I* hook_edge, long long m, const I* lmax, int use_lmax, int one_way) {
     UFState<I> s = {p_, aux_, packed_, use_lmax};
     I skip = lmax[0];
     GRID_STRIDE(i, m) {
         I u = ld_stream(src + i), w = ld_stream(dst + i);
         if (one_way && w > u) continue;  // symmetric input lists every edge twice
-        if (use_lmax && skip_rep<I, U, JTB>(s, u, by_find) == skip &&
-            skip_rep<I, U, JTB>(s, w, by_find) == skip)
+        if (use_lmax && parent_of<I, JTB>(s, u) == skip && parent_of<I, JTB>(s, w) == skip)
             continue;
         I linked = U::unite(s, u, w);
         if (RECORD) record(hook_edge, linked, (I)i);

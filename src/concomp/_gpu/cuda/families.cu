@@ -7,10 +7,6 @@
 // that must not be lost use atomics. `changed` flags are plain stores of 1.
 #include "uf.cuh"
 
-#define GRID_STRIDE(i, n)                                                            \
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
-         i += (long long)blockDim.x * gridDim.x)
-
 template <typename I>
 __device__ __forceinline__ I imin(I a, I b) { return a < b ? a : b; }
 template <typename I>

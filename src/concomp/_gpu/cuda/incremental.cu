@@ -9,10 +9,6 @@
 // id and op-code types a caller's batch arrives in, for the validation pass).
 #include "uf.cuh"
 
-#define GRID_STRIDE(i, n)                                                            \
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
-         i += (long long)blockDim.x * gridDim.x)
-
 // ------------------------------------------------------------------ validation
 // The host needs to know whether any id is negative (an error), the largest id
 // (it decides growth) and how many op codes are not 0 / 1: one pass, one 3-word
@@ -50,8 +46,8 @@ __global__ void batch_stats(const T* __restrict__ u, const T* __restrict__ v,
 // ------------------------------------------------------------------ batches
 // Adds each thread's count of links to the link counter (every lane must call it).
 // The counter is LINK_SLOTS counters 32 bytes apart, which the host sums: atomics
-// on one address serialise, and one atomic per warp on a single counter cost a
-// batch of 67 M entries in one thread each 2.1 ms (gridp4k, H100: 2.1 M warps).
+// on one address serialise, and one atomic per warp on a single counter costs a
+// large batch (one entry per thread: millions of warps) a visible share of its time.
 // A warp picks its slot from its global index, so neighbouring warps, which
 // finish together, hit different slots.
 #define LINK_SLOTS 256
@@ -69,9 +65,9 @@ __device__ __forceinline__ void add_links(long long* links, long long mine) {
 // that forest edge (GConn section 3.2), so each record is written at most once.
 // A record is four 64-bit words, (src, dst, batch, pos), 32-byte aligned: one
 // sector per link. Four separate arrays cost four partially written sectors per
-// link, which on a 16.7 M-vertex grid (16.7 M links) doubled the time of a batch
+// link, which dominates a batch that links most vertices
 // (benchmarks/profile_incremental_cost.py). No equal-parents shortcut before the
-// union: two plain loads per edge measured slower on every suite graph.
+// union: two plain loads per edge cost more than the unions they save.
 // only_true: store result[i] only when the insert links (the caller wrote false).
 template <typename I, class U>
 __device__ __forceinline__ long long insert_at(const UFState<I>& s, I a, I b, long long i,
@@ -87,8 +83,8 @@ __device__ __forceinline__ long long insert_at(const UFState<I>& s, I a, I b, lo
     return 1;
 }
 
-// Inserts of one batch (ops[i] == 0, or every entry when mixed == 0). Loading
-// each thread's next edge ahead of its union measured 2-8% slower on the suite.
+// Inserts of one batch (ops[i] == 0, or every entry when mixed == 0). Edges are
+// not prefetched: loading each thread's next edge ahead of its union is slower.
 template <typename I, class U>
 __global__ void batch_insert(I* p, int* aux, const I* __restrict__ u, const I* __restrict__ v,
                              const signed char* __restrict__ ops, int mixed, long long m,
@@ -106,7 +102,7 @@ __global__ void batch_insert(I* p, int* aux, const I* __restrict__ u, const I* _
 // The inserts (a, b) of one batch with a > b (larger == 1) or a <= b (larger == 0).
 // A large batch whose parent array overflows L2 runs as two such passes, one
 // thread per entry in position order, with a flattening in between (see
-// GpuIncremental.run). In a batch in CSR order the first pass is the static
+// IncrementalEngine.run). In a batch in CSR order the first pass is the static
 // finish's order: links go to smaller ids, whose parents the rows before brought
 // into L2. In a symmetric batch the second pass then finds one root at both ends.
 // ONE_SIDE sets UFState::one_side (a template parameter for the reason given at
@@ -116,7 +112,7 @@ __global__ void batch_insert_half(I* p, int* aux, const I* __restrict__ u,
                                   const I* __restrict__ v, const signed char* __restrict__ ops,
                                   int mixed, long long m, bool* result, long long* hooks,
                                   long long batch, long long* links, int larger) {
-    UFState<I> s = {p, aux, nullptr, 1, ONE_SIDE};  // cached reads: see GpuIncremental.run
+    UFState<I> s = {p, aux, nullptr, 1, ONE_SIDE};  // cached reads: see IncrementalEngine.run
     long long mine = 0;
     GRID_STRIDE(i, m) {
         if (mixed && ops[i] != 0) continue;  // a query: batch_query writes its result
@@ -267,8 +263,8 @@ __global__ void stream_persistent(I* p, int* aux, const I* __restrict__ u,
     u64 k = 0;
     long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     long long stride = (long long)blockDim.x * gridDim.x;
-    // (loading each thread's first edge of the next batch before the barrier
-    // measured 0-13% slower at 1e4 edges per batch)
+    // (no prefetch of each thread's first edge of the next batch before the
+    // barrier: it is slower)
     for (long long b = 0; b < nbatches; ++b) {
         long long lo = b * size, hi = m - lo < size ? m : lo + size;
         for (long long i = lo + t; i < hi; i += stride) {

@@ -7,14 +7,12 @@
 //
 // IdT is int or long long: vertex ids, ranks and CSR offsets share one type.
 // NVRTC has no standard headers: only builtins are used here.
+#include "common.cuh"
 
 template <typename IdT> struct IdLimits;
 template <> struct IdLimits<int> { static constexpr int none = 0x7fffffff; };
 template <> struct IdLimits<long long> { static constexpr long long none = 0x7fffffffffffffffLL; };
 
-#define MSF_GRID_STRIDE(i, n)                                                               \
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (long long)(n); \
-         i += (long long)blockDim.x * gridDim.x)
 
 // ------------------------------------------------------------------------------ ranking
 // The driver ranks edges by one (or two) stable sorts of packed words. These kernels
@@ -30,7 +28,7 @@ __global__ void rank_stats(const S* __restrict__ src, const S* __restrict__ dst,
                            const unsigned long long* __restrict__ key, long long m,
                            unsigned long long* out) {
     unsigned long long lo = ~0ull, hi = 0, count = 0;
-    MSF_GRID_STRIDE(i, m) {
+    GRID_STRIDE(i, m) {
         if (src[i] != dst[i]) {
             unsigned long long k = key[i];
             lo = k < lo ? k : lo;
@@ -62,7 +60,7 @@ __global__ void rank_words(const S* __restrict__ src, const S* __restrict__ dst,
                            unsigned long long* __restrict__ word,
                            unsigned short* __restrict__ band) {
     unsigned long long low_mask = low ? (~0ull >> (64 - low)) : 0ull;
-    MSF_GRID_STRIDE(i, m) {
+    GRID_STRIDE(i, m) {
         S u = src[i], v = dst[i];
         unsigned long long w = ~0ull;
         unsigned short b = 0xffffu;
@@ -84,7 +82,7 @@ template <typename S, typename IdT>
 __global__ void rank_decode(const S* __restrict__ src, const S* __restrict__ dst,
                             const long long* __restrict__ order, long long count,
                             IdT* __restrict__ eu, IdT* __restrict__ ev) {
-    MSF_GRID_STRIDE(r, count) {
+    GRID_STRIDE(r, count) {
         long long e = order[r];
         S u = src[e], v = dst[e];
         eu[r] = (IdT)(u < v ? u : v);
@@ -198,7 +196,7 @@ template <typename IdT>
 __global__ void prim_outgoing(const IdT* __restrict__ R2, const IdT* __restrict__ tree_rank,
                               const IdT* __restrict__ eu, const IdT* __restrict__ ev,
                               IdT* __restrict__ R1, IdT n) {
-    MSF_GRID_STRIDE(p, n) {
+    GRID_STRIDE(p, n) {
         IdT r = tree_rank[p];
         R1[p] = r == IdLimits<IdT>::none ? (IdT)-1 : (eu[r] == R2[p] ? ev[r] : eu[r]);
     }

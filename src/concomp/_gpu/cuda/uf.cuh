@@ -10,7 +10,7 @@
 // so a lost or stale store is harmless. Links of roots always use CAS.
 #pragma once
 
-typedef unsigned long long u64;
+#include "common.cuh"
 
 template <typename I>
 __device__ __forceinline__ I cas(I* addr, I expected, I desired);
@@ -68,26 +68,14 @@ __device__ __forceinline__ long long ld_cached(const long long* a) {
 
 // Inputs that a pass reads once (edge lists, CSR indices) and outputs it writes
 // once: L2 evict-first ("streaming") loads and stores, so that they do not evict
-// the parent array, which every union reads at random. CONCOMP_STREAM_HINT=0
-// turns them into plain accesses (for measurements).
-#ifndef CONCOMP_STREAM_HINT
-#define CONCOMP_STREAM_HINT 1
-#endif
+// the parent array, which every union reads at random.
 template <typename T>
 __device__ __forceinline__ T ld_stream(const T* a) {
-#if CONCOMP_STREAM_HINT
     return __ldcs(a);
-#else
-    return *a;
-#endif
 }
 template <typename T>
 __device__ __forceinline__ void st_stream(T* a, T v) {
-#if CONCOMP_STREAM_HINT
     __stcs(a, v);
-#else
-    *a = v;
-#endif
 }
 
 // ------------------------------------------------------------------ finds
@@ -155,10 +143,10 @@ struct UFState {
     int* aux;    // hooks (Union-Hooks) or locks (Rem-Lock)
     u64* packed; // (rank << 56) | parent, for Union-JTB
     // Rem's union (and its compression steps) read parents with weak loads that
-    // L1 may serve, instead of relaxed loads from L2. Measured on the H100
-    // (benchmarks/profile_cache_hints.py): 4-10% faster for sampling and inserts
-    // on the suite graphs whose parent arrays fit in L2; 9% slower for the grid's
-    // unsampled finish (a 67 MB parent array). Kernels set it; other rules ignore it.
+    // L1 may serve, instead of relaxed loads from L2: cheaper where the parent
+    // array fits in L2 (sampling, inserts), dearer for an unsampled finish over a
+    // parent array larger than L2 (benchmarks/bench_gpu_cc.py measures both).
+    // Kernels set it; other rules ignore it.
     int cached;
     // Rem's union re-reads only the moved side's parent (UniteRem::unite_one_side).
     // Zero unless a kernel sets it (aggregate initialisation).
@@ -235,13 +223,9 @@ struct UniteHooks {
 };
 
 // The grandparent read of a compression step: an ancestor even if stale.
-// CONCOMP_CACHED_STEP=0 keeps it relaxed in every kernel (for measurements).
-#ifndef CONCOMP_CACHED_STEP
-#define CONCOMP_CACHED_STEP 1
-#endif
 template <typename I>
 __device__ __forceinline__ I cached_step_ld(I* a, int cached) {
-    return (CONCOMP_CACHED_STEP && cached) ? ld_cached(a) : ld(a);
+    return cached ? ld_cached(a) : ld(a);
 }
 
 // Rem's splicing rules (ConnectIt): what a non-root rx does while walking up.
@@ -279,9 +263,6 @@ struct HalveAtomicOne {
 // move to an ancestor, or to the parent a failed link CAS returns). Weak
 // (L1-cached, possibly stale) loads are therefore correct too: UFState::cached
 // picks them per kernel.
-#ifndef CONCOMP_REM_ONE_SIDE
-#define CONCOMP_REM_ONE_SIDE 1
-#endif
 template <class S, bool LOCK>
 struct UniteRem {
     template <typename I>
@@ -312,7 +293,7 @@ struct UniteRem {
 
     template <typename I>
     static __device__ __forceinline__ I unite(const UFState<I>& s, I x, I y) {
-        if (CONCOMP_REM_ONE_SIDE && s.one_side) return unite_one_side(s, x, y);
+        if (s.one_side) return unite_one_side(s, x, y);
         I* p = s.p;
         I rx = x, ry = y;
         while (true) {
@@ -336,12 +317,10 @@ struct UniteRem {
     // The same walk re-reading only the parent of the side that moved, with a
     // splitting step's grandparent read serving as the next parent: the other
     // side's value may be stale, but it is still an ancestor, which is all the
-    // argument above needs. It saves L2 traffic, which bounds the grid's unsampled
-    // finish (10% fewer L2 sectors; 1.457 -> 1.406 ms on the H100, interleaved
-    // A/B). Where parents fit in L2, fresh values end contended unions sooner:
-    // re-reading one side, cong22 inserts took 1.80 ms instead of 1.70. So the
-    // drivers ask for it (UFState::one_side) only for parent arrays larger than
-    // L2. CONCOMP_REM_ONE_SIDE=0 turns it off everywhere (for measurements).
+    // argument above needs. It saves L2 traffic, which bounds a finish whose
+    // parent array overflows L2; where the parents fit in L2, fresh values end
+    // contended unions sooner. So the drivers ask for it (UFState::one_side) only
+    // for parent arrays larger than L2 (Options.one_side_above_bytes).
     template <typename I>
     static __device__ __forceinline__ I unite_one_side(const UFState<I>& s, I x, I y) {
         I rx = x, ry = y;

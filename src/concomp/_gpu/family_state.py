@@ -1,0 +1,125 @@
+"""Shared state of the GPU family drivers: kernels of ``cuda/families.cu``, the run
+context, and GConn's labels after sampling.
+
+:mod:`concomp._gpu.families` (the dispatcher), :mod:`concomp._gpu.families_csr`
+and :mod:`concomp._gpu.families_edges` all build on this module, which depends
+only on the union-find run (:mod:`concomp._gpu.unionfind`), so the imports go
+one way.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..graph import Graph
+from ..options import Options
+from ..variants import Compress, Finish, Layout, Sampling, Variant
+from ._compat import cupy_or_raise, device_info
+from .kernels import BLOCK, KernelSet, ctype, grid_for
+from .unionfind import UnionFindRun, index_dtype_of
+
+#: ECL-CC's double-sided worklist thresholds: degree <= ECL_WARP_DEGREE is done by
+#: one thread, <= ECL_BLOCK_DEGREE by one warp, larger by one block (the thesis's 16, 352).
+ECL_WARP_DEGREE = 16
+ECL_BLOCK_DEGREE = 352
+#: Seed of the random edge permutation of Stages (fixed: results and timings repeat).
+STAGES_SEED = 0x5EED
+
+_OPS = ("SVHook", "AfforestLink")
+
+
+def kernel_names(itype: str) -> dict[str, str]:
+    """Name expressions of every families.cu kernel for one index type."""
+    names = {k: f"{k}<{itype}>" for k in (
+        "shortcut_full", "shortcut_once", "relabel_edges", "hash_keys", "soman_hook",
+        "soman_claim", "soman_commit", "soman_jump", "soman_multi", "cm_graft", "cm_graft_updt",
+        "sv_hook_coo", "lt_connect", "lt_update", "stergiou_edges", "lp_light", "lp_heavy",
+        "ecl_init", "ecl_flatten", "bfscc_init", "bfscc_next_source", "bfscc_top_down",
+        "bfscc_bottom_up", "bfscc_to_bitmap")}
+    for op in _OPS:
+        names[f"light_{op}"] = f"csr_light<{itype}, {op}>"
+        names[f"heavy_{op}"] = f"csr_heavy<{itype}, {op}>"
+    for step, atomic in itertools.product((1, 2, 3), (True, False)):
+        flag = "true" if atomic else "false"
+        names[f"ecl_compute{step}_{flag}"] = f"ecl_compute{step}<{itype}, {flag}>"
+    return names
+
+
+#: Every families.cu name expression (the nvcc compile test builds them all).
+INSTANTIATIONS: list[str] = sorted(set(itertools.chain.from_iterable(
+    kernel_names(t).values() for t in ("int", "long long"))))
+
+
+class FamilyKernels(KernelSet):
+    """The families.cu kernels of one index type, compiled as one NVRTC module."""
+
+    def __init__(self, dtype: np.dtype) -> None:
+        super().__init__("families.cu", kernel_names(ctype(dtype)))
+
+
+class Ctx:
+    """One run: the device, the index type, the kernels, a convergence flag."""
+
+    def __init__(self, g: Graph, variant: Variant, options: Options) -> None:
+        cp = cupy_or_raise()
+        self.cp, self.g, self.v, self.options = cp, g, variant, options
+        self.n = g.num_nodes
+        self.dt = index_dtype_of(g, options)
+        self.I = self.dt.type
+        self.k = FamilyKernels(self.dt)
+        self.flag = cp.zeros(1, np.int32)
+        self.scratch = cp.zeros(1, np.int32)  # a flag nobody reads
+        self.dummy = cp.zeros(1, self.dt)
+        self.blocks = (device_info()["sm_count"] * 4,)
+
+    def launch(self, name: str, work: int, *args) -> None:
+        if work <= 0:
+            return
+        getattr(self.k, name)(grid_for(work), (BLOCK,), args)
+
+    def clear(self) -> None:
+        self.flag.fill(0)
+
+    def changed(self) -> bool:
+        """Read the convergence flag (the one device-to-host read of a round)."""
+        return bool(int(self.flag[0]))
+
+    def coo(self, copy: bool = False):
+        src, dst = self.g.coo()
+        return (src.astype(self.dt, copy=copy), dst.astype(self.dt, copy=copy))
+
+    def csr(self):
+        indptr, indices, _ = self.g.undirected_csr()
+        return indptr.astype(self.dt, copy=False), indices.astype(self.dt, copy=False)
+
+    def shortcut_full(self, P, flag) -> None:
+        self.launch("shortcut_full", self.n, P, self.I(self.n), flag)
+
+
+class Labels:
+    """GConn's state before a finish: labels ``P``, ``lmax`` and the sampler's run.
+
+    ``use`` is 1 when a sampler ran (skip ``lmax``), ``k0`` the number of leading
+    CSR edges per vertex the sampler covered (usable only by root-based finishes).
+    """
+
+    def __init__(self, ctx: Ctx) -> None:
+        sampling = ctx.v.sampling
+        proxy = Variant(sampling, Finish.ASYNC, Compress.HALVE, Layout.CSR, ctx.v.k)
+        self.run = run = UnionFindRun(ctx.g, proxy, False, ctx.options)
+        run.init()
+        self.use, self.k0 = 0, 0
+        if sampling != Sampling.NONE:
+            self.k0 = run.sample()  # leaves the forest compressed: labels are roots
+            self.use = 1
+        self.P = run.p
+        self.lmax = run.lmax if self.use else run.dummy
+
+    def normalise(self, P) -> None:
+        """Rename each root (``P`` must point at roots) to its component's minimum."""
+        run, n = self.run, self.run.n
+        minv = run.cp.full(n, np.iinfo(run.dt).max, run.dt)
+        run.launch("root_min", n, P, minv, run.I(n))
+        run.launch("apply_root_min", n, P, minv, run.I(n))

@@ -1,0 +1,62 @@
+"""GPU spanning forests: the engine contract's ``forest`` module.
+
+A root-based union-find becomes a spanning-forest algorithm by one store: when a
+link makes root ``r`` a non-root, the edge being processed is written to ``r``'s
+slot (the ``RECORD`` kernels of ``cuda/cc.cu``). Each vertex is linked at most
+once, so the slots hold ``n - c`` distinct edges, one per merge of two components
+(GConn, Algorithm 2). Soman et al.'s hooking records its winning edge per tree
+the same way (:func:`concomp._gpu.families_edges.soman`).
+
+Which variants record a forest is the registry's word
+(:meth:`concomp._rules.UnionRule.records_forest`,
+:data:`concomp._rules.FOREST_FAMILIES`): on the GPU every run is concurrent, so
+Rem's splicing, which moves subtrees between trees without a root link, does not.
+
+References
+----------
+Hong, Dhulipala, Shun: GConn (PACT 2020); Soman, Kishore, Narayanan: "Some GPU
+algorithms for graph connected components and spanning tree" (2010). Both in
+``../shared/papers/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._rules import FOREST_FAMILIES, UNION_RULES, union_rule
+from ..graph import Graph
+from ..options import Options
+from ..variants import Sampling, Variant
+from ._compat import cupy_or_raise
+from .components import count_roots, run_variant
+
+__all__ = ["records_forest", "spanning_forest_ids"]
+
+
+def records_forest(variant: Variant) -> bool:
+    """Whether the GPU run of ``variant`` records a spanning forest."""
+    if variant.sampling == Sampling.STAGES or not variant.supported_on("gpu"):
+        return False
+    finish = str(variant.finish)
+    if finish in UNION_RULES:
+        return union_rule(finish).records_forest("gpu", str(variant.compress), concurrent=True)
+    return "gpu" in FOREST_FAMILIES.get(finish, ())
+
+
+def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tuple[Any, int]:
+    """``(ascending int64 input edge ids of a spanning forest (CuPy), number of components)``.
+
+    ``variant`` must record a forest (:func:`records_forest`); the public layer
+    checks that before dispatching here.
+    """
+    cp = cupy_or_raise()
+    n = graph.num_nodes
+    roots, hook = run_variant(graph, variant, options, record=True)
+    if n == 0:
+        return cp.zeros(0, np.int64), 0
+    count = count_roots(roots[:n])
+    hook = hook[:n]
+    # JTB and BFS sampling re-root trees, so "owns an edge" is "slot set", not "non-root"
+    return cp.sort(hook[hook >= 0].astype(np.int64)), count

@@ -1,0 +1,257 @@
+"""One run of a union-find variant on the GPU: its arrays, kernels and phases.
+
+:class:`UnionFindRun` holds the union-find state of one run (parents, the
+auxiliary array of the rules that need one, JTB's packed words, hook edges) and
+issues its phases: sampling, the finish, the final compression. The static
+driver (:mod:`concomp._gpu.components`) runs and captures whole runs; the
+families (:mod:`concomp._gpu.family_state`, :mod:`concomp._gpu.families_edges`)
+borrow its sampling phase and its COO finish.
+
+Every union links the larger root under the smaller, so parents have smaller ids
+than their children: in id order the parents in use grow from a prefix that L2
+holds. That is why the finishes and k-out over lower neighbours run one thread
+per vertex (or per entry) in id order rather than a grid-stride loop, and why
+hook-based sampling runs in decreasing id order (its hooks land before the
+unions of the low ids that read them). ``benchmarks/profile_gpu_cc.py`` times
+each phase.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._rules import union_rule
+from ..graph import Graph
+from ..options import Options
+from ..variants import Layout, Sampling, Variant
+from ._compat import cupy_or_raise, device_info
+from .kernels import BLOCK, cc_kernels, grid_for
+
+__all__ = ["UnionFindRun", "index_dtype_of"]
+
+
+def index_dtype_of(g: Graph, options: Options) -> np.dtype:
+    """The kernels' index type: ``options.index_dtype``, else the graph's."""
+    return np.dtype(options.index_dtype or g.index_dtype)
+
+
+def _in_order(work: int) -> tuple[int]:
+    """One thread per item, no grid stride: blocks start in about increasing item order."""
+    return (-(-int(work) // BLOCK),)
+
+
+class UnionFindRun:
+    """State of one run: the union-find arrays and the kernels for this variant."""
+
+    def __init__(self, g: Graph, variant: Variant, record: bool, options: Options) -> None:
+        cp = cupy_or_raise()
+        self.cp, self.g, self.v, self.options = cp, g, variant, options
+        self.n = g.num_nodes
+        self.dt = index_dtype_of(g, options)
+        self.I = self.dt.type
+        self.k = cc_kernels(variant.finish, str(variant.compress), self.dt.str, record)
+        self.record = record
+        n = max(self.n, 1)
+        self.needs_aux = union_rule(variant.finish).aux
+        # cp.empty only: init_state resets everything in one launch
+        self.p = cp.empty(n, self.dt)
+        self.aux = cp.empty(n if self.needs_aux else 1, np.int32)
+        self.packed = cp.empty(n if self.k.jtb else 1, np.uint64)
+        self.hook_edge = cp.empty(n if record else 1, self.dt)
+        self.scratch = cp.empty(4, self.dt)
+        self.lmax, self.qlen, self.dummy = self.scratch[0:1], self.scratch[1:2], self.scratch[2:3]
+        self.queue = cp.empty(n if variant.layout == Layout.CSR else 1, self.dt)
+        self.minv = cp.empty(n if self.k.jtb else 1, self.dt)
+        self.uf = (self.p, self.aux, self.packed)
+        self._csr = self._coo = None
+        # materialise every array a phase reads now: a CUDA graph capture of
+        # execute() must not allocate (the temporaries would be freed under it)
+        if variant.sampling != Sampling.NONE or variant.layout == Layout.CSR:
+            self.csr()
+        if variant.layout == Layout.COO:
+            self.coo()
+
+    def launch(self, name: str, work: int, *args, grid=None, block=BLOCK) -> None:
+        if work <= 0:
+            return
+        kern = getattr(self.k, name)
+        kern(grid or grid_for(work), (block,), args)
+
+    # -------------------------------------------------------------- phases
+    def hb_one_pass(self) -> bool:
+        """Whether hook-based sampling runs as the single hb_fused pass: it records no
+        forest and its plain hook stores need a rule without aux or packed state."""
+        return (self.v.sampling == Sampling.HB and not self.k.jtb and not self.needs_aux
+                and not self.record)
+
+    def parents_overflow_l2(self) -> bool:
+        """Whether the parent array has more bytes than ``options.one_side_above_bytes``
+        (default: the device's L2 size)."""
+        above = self.options.one_side_above_bytes
+        return self.n * self.dt.itemsize > (device_info()["l2_bytes"] if above is None
+                                            else above)
+
+    def init(self) -> None:
+        self.launch("init", self.n, self.p, self.aux, self.packed, self.hook_edge,
+                    self.scratch, self.I(self.n))
+
+    def csr(self):
+        """The symmetric CSR in this run's index type (converted once, before any capture)."""
+        if self._csr is None:
+            indptr, indices, eids = self.g.undirected_csr()
+            self._csr = (indptr.astype(self.dt, copy=False), indices.astype(self.dt, copy=False),
+                         eids.astype(self.dt, copy=False))
+        return self._csr
+
+    def coo(self):
+        """The COO edge list in this run's index type (converted once)."""
+        if self._coo is None:
+            src, dst = self.g.coo()
+            self._coo = (src.astype(self.dt, copy=False), dst.astype(self.dt, copy=False))
+        return self._coo
+
+    def sample(self, mark=lambda name: None) -> int:
+        """Run the sampling phase, then compress the forest into labels and find the
+        most frequent one (``lmax``); return how many leading CSR edges it covered (k0)."""
+        s, n, I = self.v.sampling, self.n, self.I
+        indptr, indices, eids = self.csr()
+        e = eids if self.record else self.dummy
+        if s == Sampling.KOUT_LOWER:
+            name = "kout_lower_one_side" if self.parents_overflow_l2() else "kout_lower"
+            self.launch(name, n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
+                        np.int32(self.v.k), I(self.options.kout_lower_scan), grid=_in_order(n))
+            k0 = 0  # the sampled edges are not a prefix of the rows
+        elif s == Sampling.KOUT:
+            k = self.v.k
+            self.launch("kout", n * k, *self.uf, indptr, indices, e, self.hook_edge, I(n),
+                        np.int32(k))
+            k0 = k
+        elif s == Sampling.KOUT_RANDOM:
+            k = self.v.k
+            self.launch("koutr", n * k, *self.uf, indptr, indices, e, self.hook_edge, I(n),
+                        np.int32(k), np.uint64(0x5EED))
+            k0 = 0
+        elif s == Sampling.HB and self.hb_one_pass():
+            self.launch("hb_fused", n, *self.uf, indptr, indices, I(n), np.int32(self.v.k),
+                        grid=_in_order(n))
+            mark("hook")
+            k0 = 1
+        elif s == Sampling.HB:
+            self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n))
+            mark("hook")
+            self.launch("hb_roots", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
+                        np.int32(self.v.k))
+            k0 = 1
+        else:
+            self.bfs(indptr, indices, e)
+            k0 = 0
+        mark("sample")
+        # compress the sampled forest (Afforest): the finish's skip test then reads
+        # one label instead of walking to the root
+        self.launch("compress", n, *self.uf, I(n))
+        mark("sample_compress")
+        self.k.frequent(((1,)), ((1024,)), (*self.uf, I(n), self.lmax, np.uint64(12345)))
+        mark("frequent")
+        return k0
+
+    def bfs(self, indptr, indices, eids) -> None:
+        """Direction-optimising BFS from the highest-degree of 1024 sampled vertices.
+
+        Top-down steps expand a queue; once the frontier holds more than
+        ``n / options.bfs_alpha`` vertices, bottom-up steps let unvisited vertices
+        look for a frontier neighbour (a bitmap), and it switches back when the
+        frontier shrinks.
+        """
+        cp, n, I = self.cp, self.n, self.I
+        alpha = self.options.bfs_alpha
+        probe = cp.random.default_rng(7).integers(0, n, size=min(1024, n)).astype(self.dt)
+        deg = indptr[probe + 1] - indptr[probe]
+        source = int(probe[int(cp.argmax(deg))])
+        cur, nxt = cp.empty(n, self.dt), cp.empty(n, self.dt)
+        cur_len, nxt_len = cp.ones(1, self.dt), cp.zeros(1, self.dt)
+        cur[0] = source
+        bits = nbits = None
+        size = 1
+        while size > 0:
+            nxt_len.fill(0)
+            if size > n // alpha:
+                if bits is None:  # switch to bottom-up: the queue becomes a bitmap
+                    bits, nbits = cp.zeros(n, np.uint8), cp.zeros(n, np.uint8)
+                    self.launch("q2bits", size, cur, cur_len, bits)
+                nbits.fill(0)
+                self.launch("bfs_bu", n, *self.uf, indptr, indices, eids, self.hook_edge,
+                            I(source), I(n), bits, nbits, nxt_len)
+                bits, nbits = nbits, bits
+                size = int(nxt_len[0])
+                if size <= n // alpha:  # switch back: the bitmap becomes a queue
+                    q = cp.flatnonzero(bits).astype(self.dt)
+                    cur[: q.shape[0]] = q
+                    cur_len[0] = q.shape[0]
+                    bits = nbits = None
+            else:
+                self.launch("bfs_td", size, *self.uf, indptr, indices, eids, self.hook_edge,
+                            I(source), cur, cur_len, nxt, nxt_len)
+                cur, nxt, cur_len, nxt_len = nxt, cur, nxt_len, cur_len
+                size = int(cur_len[0])
+        minv = cp.full(1, source, self.dt)
+        self.launch("bfs_min", n, *self.uf, I(source), I(n), minv)
+        self.launch("bfs_reroot", n, *self.uf, I(source), I(n), minv)
+
+    def finish(self, k0: int, sampled: bool, mark=lambda name: None) -> None:
+        """Unite the edges sampling left: over the CSR (a warp per 32 vertices after
+        sampling, a thread per vertex without) or over the COO, a thread per entry."""
+        n, I = self.n, self.I
+        lmax, use = (self.lmax, 1) if sampled else (self.dummy, 0)
+        heavy = I(self.options.heavy_degree)
+        if self.v.layout == Layout.CSR:
+            indptr, indices, eids = self.csr()
+            e = eids if self.record else self.dummy
+            queue, qlen = self.queue, self.qlen
+            hb = np.int32(self.v.sampling == Sampling.HB)
+            if sampled:
+                self.launch("finish_csr_warp", n, *self.uf, indptr, indices, e,
+                            self.hook_edge, I(n), np.int32(k0), hb, lmax, heavy, queue, qlen,
+                            grid=_in_order(n))
+            else:
+                # Rem re-reads one side per step where the parents overflow L2 (uf.cuh)
+                name = "finish_csr_one_side" if self.parents_overflow_l2() else "finish_csr"
+                self.launch(name, n, *self.uf, indptr, indices, e, self.hook_edge, I(n), heavy,
+                            queue, qlen, grid=_in_order(n))
+            mark("finish_light")
+            self.k.finish_heavy(grid_for(device_info()["sm_count"] * 4 * BLOCK), (BLOCK,),
+                                (*self.uf, indptr, indices, e, self.hook_edge, np.int32(k0), hb,
+                                 np.int32(use), queue, qlen))
+        else:
+            src, dst = self.coo()
+            m = src.shape[0]
+            # a symmetric input lists entries sorted by source and unites each edge
+            # from its larger end: in entry order the parents in use grow as above
+            self.launch("finish_coo", m, *self.uf, src, dst, self.hook_edge, np.int64(m), lmax,
+                        np.int32(use), np.int32(self.g.symmetric), grid=_in_order(m))
+
+    def roots(self, final: bool = True):
+        """Point every vertex at its root. ``final=False`` (a captured plan) leaves the
+        last flattening to the replay, which writes it into a fresh array; rules with
+        min-renamed roots (JTB) still need the compressed forest here."""
+        n, I = self.n, self.I
+        if final or self.k.jtb:
+            self.launch("compress", n, *self.uf, I(n))
+        p = self.p[: self.n]
+        if self.k.jtb:
+            minv = self.minv
+            minv.fill(np.iinfo(self.dt).max)
+            self.launch("root_min", n, p, minv, I(n))
+            self.launch("apply_root_min", n, p, minv, I(n))
+        return p
+
+    def execute(self, mark=lambda name: None, final: bool = True):
+        """Issue every phase; no host synchronisation unless the sampler is BFS."""
+        self.init()
+        mark("init")
+        sampled = self.v.sampling != Sampling.NONE
+        k0 = self.sample(mark) if sampled else 0
+        self.finish(k0, sampled, mark)
+        mark("finish")
+        roots = self.roots(final)
+        mark("compress")
+        return roots
