@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import numpy as np
 
-from ._arrays import get_xp, is_cupy_array, to_device, to_numpy
+from ._arrays import get_xp, is_cupy_array, to_numpy
+from ._arrays import to_device as _on_device
 from ._dispatch import choose_device, driver
 from ._validate import as_graph
 from .errors import InvalidGraphError, InvalidVariantError
@@ -78,7 +78,7 @@ def _place(labels: Any, like: Graph | Any, to_device: str | None) -> Any:
                                 "'cpu', 'gpu' or None (where the input lives).")
     if want == "cpu":
         return to_numpy(labels)
-    return to_device(labels)
+    return _on_device(labels)
 
 
 def connected_components(
