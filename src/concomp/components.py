@@ -16,6 +16,7 @@ from ._dispatch import choose_device
 from ._validate import as_graph
 from .errors import InvalidVariantError
 from .graph import Graph
+from .options import DEFAULTS
 from .variants import Variant, resolve_variant
 
 log = logging.getLogger("concomp")
@@ -52,14 +53,16 @@ def component_roots(graph: Any, *, device: str = "auto", algorithm: Any = "auto"
         from ._gpu import components as engine
     else:
         from ._cpu import components as engine
+    # the CPU engine takes the engine contract's options (the GPU's is being moved to it)
+    cpu_args = (DEFAULTS,) if dev == "cpu" else ()
     if variant is None:
-        variant = engine.auto_variant(g)
+        variant = engine.auto_variant(g, *cpu_args)
         log.debug("algorithm=auto -> %s on %s", variant, dev)
     elif not variant.supported_on(dev):
         raise InvalidVariantError(
             f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
             f"concomp.all_variants(device={dev!r}) or device='gpu'.")
-    return engine.component_roots(g if dev == g.device else g.to(dev), variant)
+    return engine.component_roots(g if dev == g.device else g.to(dev), variant, *cpu_args)
 
 
 def canonical_labels(roots: Any) -> tuple[int, Any]:

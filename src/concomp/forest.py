@@ -27,6 +27,7 @@ from ._dispatch import choose_device
 from ._validate import as_graph
 from .errors import InvalidVariantError
 from .graph import Graph
+from .options import DEFAULTS
 from .variants import PRESETS, UNION_FIND, Sampling, Variant, resolve_variant
 
 __all__ = ["SpanningForest", "is_forest_variant", "spanning_forest"]
@@ -162,9 +163,12 @@ def forest_variant(g: Graph, algorithm: Any, dev: str) -> Variant:
     if variant is None:
         if dev == "gpu":
             from ._gpu.components import auto_variant
+
+            variant = auto_variant(g)
         else:
             from ._cpu.components import auto_variant
-        variant = auto_variant(g)
+
+            variant = auto_variant(g, DEFAULTS)
         if not is_forest_variant(variant, dev):  # auto may pick a min-based family
             variant = PRESETS["afforest"]
     rules = forest_finishes(dev)
@@ -198,7 +202,7 @@ def forest_ids(g: Graph, variant: Variant, dev: str, index_dtype: Any = None) ->
     if dev == "cpu":
         from ._cpu.forest import spanning_forest_ids
 
-        return spanning_forest_ids(g if g.device == "cpu" else g.to("cpu"), variant)
+        return spanning_forest_ids(g if g.device == "cpu" else g.to("cpu"), variant, DEFAULTS)
     import cupy as cp
 
     from ._gpu.components import run_variant

@@ -24,6 +24,7 @@ from ._dispatch import choose_device
 from ._validate import as_graph
 from .errors import InvalidVariantError
 from .graph import Graph
+from .options import DEFAULTS
 
 __all__ = ["ALGORITHMS", "GPU_MIN_EDGES", "MinimumSpanningForest", "minimum_spanning_forest"]
 
@@ -169,13 +170,7 @@ def _explicit_gpu(device: Any) -> bool:
 def _run_cpu(g: Graph, algorithm: str, maximum: bool) -> np.ndarray:
     from ._cpu import msf as engine
 
-    h = g.to("cpu")
-    src, dst = h.coo()
-    key = engine.weight_keys(h.weights, h.num_edges, maximum)
-    if algorithm == "prim":
-        return engine.prim(src, dst, key, h.num_nodes, h.undirected_csr())
-    run = engine.boruvka if algorithm == "boruvka" else engine.kruskal
-    return run(src, dst, key, h.num_nodes)
+    return engine.minimum_spanning_forest_ids(g.to("cpu"), algorithm, maximum, DEFAULTS)
 
 
 def _run_gpu(g: Graph, algorithm: str, maximum: bool):

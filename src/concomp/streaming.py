@@ -39,6 +39,7 @@ from ._validate import (
 )
 from .errors import GraphFormatError, InvalidGraphError, InvalidVariantError
 from .graph import Graph
+from .options import DEFAULTS
 from .variants import Finish, Layout, Sampling, Variant, resolve_variant
 
 log = logging.getLogger("concomp.streaming")
@@ -147,9 +148,9 @@ def stream_components(
 
         engine = GpuStreamer(n, variant, max_device_bytes=budget, chunk_edges=slot)
     else:
-        from ._cpu.streaming import CpuStreamer
+        from ._cpu.streaming import Streamer
 
-        engine = CpuStreamer(n, variant)
+        engine = Streamer(n, variant, DEFAULTS)
     all_on_device = None
     for chunk in iter_edge_chunks(chunks, split=slot or GRAPH_PIECE_EDGES):
         src, dst = chunk_ids(chunk)

@@ -26,6 +26,7 @@ from ..errors import DeviceUnavailableError, InvalidGraphError, InvalidVariantEr
 from ._batches import (INSERT, QUERY, Batch, check_batch_size, load_state, place,
                                    prepare, save_state)
 from ..forest import SpanningForest
+from ..options import DEFAULTS
 from ..variants import COMPRESS_RULES, Finish, Variant, resolve_variant
 
 __all__ = ["INSERT", "QUERY", "IncrementalConnectivity", "legal_algorithms", "plan_capacity"]
@@ -165,9 +166,12 @@ class IncrementalConnectivity:
         cap, dt = plan_capacity(0, np.int32, int(n))
         if dev == "gpu":
             from .._gpu.incremental import GpuIncremental as Engine
+
+            self._engine = Engine(self._variant, cap, dt)
         else:
-            from .._cpu.incremental import CpuIncremental as Engine
-        self._engine = Engine(self._variant, cap, dt)
+            from .._cpu.incremental import IncrementalEngine
+
+            self._engine = IncrementalEngine(self._variant, cap, dt, DEFAULTS)
         self._n = int(n)
         self._batches = 0
 
