@@ -28,6 +28,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
+from . import _rules
 from .errors import InvalidVariantError
 
 __all__ = [
@@ -85,9 +86,8 @@ class Finish(_StrEnum):
     BFS_CC = "bfs_cc"  #: one direction-optimising BFS per component
 
 
-#: The CAS union-find rules (root-based; the GPU driver ``_gpu/components.py``).
-UNION_FIND = frozenset({Finish.ASYNC, Finish.EARLY, Finish.HOOKS, Finish.REM_CAS,
-                        Finish.REM_LOCK, Finish.JTB})
+#: The CAS union-find rules (root-based): the rows of :data:`concomp._rules.UNION_RULES`.
+UNION_FIND = frozenset(Finish(name) for name in _rules.UNION_RULES)
 
 
 class Compress(_StrEnum):
@@ -111,12 +111,8 @@ class Layout(_StrEnum):
 #: the find / compression rule (ConnectIt proves these correct); for the other
 #: families it names the family's own rule or rule combination.
 COMPRESS_RULES: dict[Finish, tuple[str, ...]] = {
-    Finish.ASYNC: (Compress.NAIVE, Compress.SPLIT, Compress.HALVE, Compress.COMPRESS),
-    Finish.EARLY: (Compress.NAIVE, Compress.SPLIT, Compress.HALVE, Compress.COMPRESS),
-    Finish.HOOKS: (Compress.NAIVE, Compress.SPLIT, Compress.HALVE, Compress.COMPRESS),
-    Finish.REM_CAS: (Compress.SPLIT, Compress.HALVE, Compress.SPLICE),
-    Finish.REM_LOCK: (Compress.SPLIT, Compress.HALVE, Compress.SPLICE),
-    Finish.JTB: (Compress.NAIVE, Compress.SPLIT),
+    **{Finish(row.name): tuple(Compress(c) for c in row.compress)
+       for row in _rules.UNION_RULES.values()},
     Finish.SV: ("compress",),
     # Liu-Tarjan: (c)onnect / (p)arent-connect / (e)xtended-connect, (u)pdate /
     # (r)oot-update, (s)hortcut / (f)ull-shortcut, optional (a)lter. Connect (which
@@ -189,7 +185,9 @@ GPU_SAMPLINGS: set[Sampling] = set(Sampling)
 #: one thread, serially otherwise, and ECL_af in parallel without atomics.
 CPU_SUPPORT: dict[str, tuple] = {
     "sampling": (Sampling.NONE, Sampling.KOUT, Sampling.KOUT_LOWER),
-    "finish": (Finish.ASYNC, Finish.REM_CAS, Finish.ECL, Finish.ECL_AF),
+    # the union-find rules whose registry row names a CPU static driver, then the families
+    "finish": tuple(Finish(row.name) for row in _rules.union_rules_for("cpu"))
+    + (Finish.ECL, Finish.ECL_AF),
     "layout": (Layout.COO, Layout.CSR),
 }
 
