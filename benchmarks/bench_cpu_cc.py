@@ -55,9 +55,10 @@ def bench(name: str, g: concomp.Graph, reps: int, scipy_reps: int) -> dict:
     n_ours = concomp.connected_components(g, device="cpu")[0]
     assert n_ref == n_ours, (name, n_ref, n_ours)
     from concomp._cpu.components import auto_variant
+    from concomp.options import DEFAULTS
 
     row = {"graph": name, "n": g.num_nodes, "entries": int(a.nnz), "components": int(n_ours),
-           "variant": str(auto_variant(g)), "scipy_ms": t_scipy, "concomp_cpu_ms": t_ours,
+           "variant": str(auto_variant(g, DEFAULTS)), "scipy_ms": t_scipy, "concomp_cpu_ms": t_ours,
            "speedup": t_scipy / t_ours}
     print(f"{name:32s} n={g.num_nodes:>9,} nnz={a.nnz:>11,} scipy {t_scipy:9.1f} ms  concomp "
           f"{t_ours:8.1f} ms  x{t_scipy / t_ours:5.1f}  ({row['variant']})", flush=True)

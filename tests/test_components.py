@@ -12,6 +12,7 @@ import concomp
 from concomp import all_variants
 from concomp._gpu._compat import gpu_status
 from concomp.errors import DeviceUnavailableError, InvalidGraphError
+from concomp.options import Options
 from concomp.testing import (
     assert_components_equal,
     graph_zoo,
@@ -287,12 +288,10 @@ def _late_lower_neighbours_csr():
 @pytest.mark.parametrize("algorithm", ["koutl-rem_cas-splice-csr", "koutl-async-halve-coo",
                                        "koutl3-rem_cas-splice-coo", "koutl-ecl-jump-csr"])
 def test_kout_lower_misses_late_rows_and_the_finish_unites_them(device, algorithm):
-    from concomp._cpu.components import KOUT_LOWER_SCAN
-
     if device == "gpu" and not HAS_GPU:
         pytest.skip(gpu_status()[1])
     indptr, indices, n = _late_lower_neighbours_csr()
-    assert indptr[101] - indptr[100] - 2 >= KOUT_LOWER_SCAN  # the premise
+    assert indptr[101] - indptr[100] - 2 >= Options().kout_lower_scan  # the premise
     g = concomp.Graph.from_csr(indptr, indices, num_nodes=n, symmetric=True)
     count, labels = concomp.connected_components(g.to(device), device=device,
                                                  algorithm=algorithm)

@@ -159,34 +159,34 @@ def test_cpu_ecl_serial_parallel_and_af_match_scipy(nb, dtype):
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64], ids=["int32", "int64"])
 def test_cpu_ecl_after_kout_sampling(nb, dtype):
-    from concomp._cpu.components import _kout_round, _most_frequent_root
     from concomp._cpu.ecl import ecl_roots
-    from concomp._cpu.unionfind import HALVE, flatten
+    from concomp._cpu.rules import unite_for
+    from concomp._cpu.unionfind import flatten, kout_round, most_frequent_root
 
     for name, (s, d, n) in _cpu_cases():
         indptr, indices = _csr(s, d, n, dtype)
         for parallel in (False, True):
             p = np.arange(n, dtype=dtype)
             for r in range(2):
-                _kout_round(p, indptr, indices, r, HALVE, False)
+                kout_round(p, indptr, indices, r, unite_for("async", "halve"))
             flatten(p)
             got = ecl_roots(indptr, indices, parallel=parallel, labels=p,
-                            lmax=_most_frequent_root(p), k0=2)
+                            lmax=most_frequent_root(p, Options()), k0=2)
             np.testing.assert_array_equal(got, _min_roots(s, d, n), err_msg=name)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64], ids=["int32", "int64"])
 def test_cpu_parallel_rem_matches_serial_rem(nb, dtype):
-    from concomp._cpu.components import _coo_union
     from concomp._cpu.families import rem_cas_roots
-    from concomp._cpu.unionfind import MODE_OF, flatten
+    from concomp._cpu.rules import unite_for
+    from concomp._cpu.unionfind import coo_union, flatten
 
     for name, (s, d, n) in _cpu_cases():
         g = concomp.Graph.from_edges(s.astype(dtype), d.astype(dtype), n)
         got = rem_cas_roots(g)
         np.testing.assert_array_equal(got, _min_roots(s, d, n), err_msg=name)
         serial = np.arange(n, dtype=g.index_dtype)  # the serial none-rem_cas-splice-coo
-        _coo_union(serial, *g.coo(), MODE_OF["splice"], True)
+        coo_union(serial, *g.coo(), unite_for("rem_cas", "splice"))
         flatten(serial)
         np.testing.assert_array_equal(got, serial, err_msg=name)
         assert got.dtype == serial.dtype
@@ -212,9 +212,10 @@ def test_cpu_families_dispatch(nb):
     g = concomp.Graph.from_edges(s, d, n)
     want = _min_roots(s, d, n)
     for alg in ("ecl", "ecl_af", "kout-ecl-jump-csr", "none-rem_cas-splice-coo"):
-        np.testing.assert_array_equal(families.component_roots(g, Variant.parse(alg)), want)
+        np.testing.assert_array_equal(
+            families.component_roots(g, Variant.parse(alg), Options()), want)
     with pytest.raises(InvalidVariantError, match="cpu engine"):
-        families.component_roots(g, Variant.parse("none-lt-prfa-coo"))
+        families.component_roots(g, Variant.parse("none-lt-prfa-coo"), Options())
 
 
 # ------------------------------------------------------------------ registry and host logic

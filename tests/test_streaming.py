@@ -209,16 +209,13 @@ def test_cpu_labels_grow_without_num_nodes():
     assert count == scipy_labels(np.r_[src, 0], np.r_[dst, 1], 70010)[0]
 
 
-def test_cpu_switches_to_int64_labels(monkeypatch):
-    monkeypatch.setattr(cpu_streaming, "INT32_IDS", 1000)
+def test_cpu_switches_to_int64_labels():
     src, dst, _ = random_graph(9, n=5000, m=4000)
-    engine = cpu_streaming.CpuStreamer(None, Variant.parse("rem"))
+    engine = cpu_streaming.Streamer(None, Variant.parse("rem"), Options(int32_ids=1000))
     for a, b in pieces(src, dst, 7):
         engine.add(a, b, lambda lo, hi: None)
     assert engine.p.dtype == np.int64
-    from concomp.components import canonical_labels
-
-    count, labels = canonical_labels(engine.roots())
+    count, labels = cpu_streaming.stream_labels(engine.roots(), None, True)
     ref_count, ref = scipy_labels(src, dst, engine.n)
     assert count == ref_count
     np.testing.assert_array_equal(labels, ref)
@@ -229,7 +226,8 @@ def test_cpu_int64_ids_labels_and_count_only():
     chunks = [(a.astype(np.int64), b.astype(np.int64)) for a, b in pieces(src, dst, 4)]
     assert stream_components(chunks, n, device="cpu", return_labels=False) == \
         scipy_labels(src, dst, n)[0]
-    engine = cpu_streaming.CpuStreamer(n, Variant.parse("union-find"), index_dtype=np.int64)
+    engine = cpu_streaming.Streamer(n, Variant.parse("union-find"), Options(),
+                                    index_dtype=np.int64)
     for a, b in chunks:
         engine.add(a, b, lambda lo, hi: None)
     roots = engine.roots()

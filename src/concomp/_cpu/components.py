@@ -1,157 +1,66 @@
 """CPU connected components: union-find over COO edges, and Afforest-style k-out sampling
 (the first k neighbours of each vertex, or its first k lower neighbours).
 
-Driver contract (shared with ``_gpu/components.py``): ``component_roots(graph, variant)``
-returns an array whose entry ``v`` is the minimum vertex id of ``v``'s component.
+The engine contract's ``components`` module (:mod:`concomp._engine`):
+``component_roots(graph, variant, options)`` returns an array whose entry ``v``
+is the smallest vertex id of ``v``'s component. Union-find variants run here
+with the rule :func:`~concomp._cpu.rules.unite_for` picks from the registry; the
+other families (and the parallel Rem) run in :mod:`~concomp._cpu.families`.
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from ..graph import Graph
+from ..options import Options
 from ..variants import Finish, Layout, Sampling, Variant
-from .unionfind import MODE_OF, flatten, rem_union, union
+from .families import PARALLEL_REM, parallel_threads, rem_cas_roots
+from .families import component_roots as family_roots
+from .rules import unite_for
+from .unionfind import (coo_union, coo_union_skip, csr_finish, flatten, most_frequent_root, sample,
+                        state_dtype)
 
-#: Vertices sampled to estimate the most frequent label after sampling (Afforest uses 1024).
-LABEL_SAMPLES = 1024
+__all__ = ["auto_variant", "canonical_labels", "component_roots", "count_roots"]
 
-
-@nb.njit(cache=True)
-def _coo_union(p, src, dst, mode, rem):
-    for i in range(src.shape[0]):
-        if rem:
-            rem_union(p, src[i], dst[i], mode)
-        else:
-            union(p, src[i], dst[i], mode)
+_INT32_MAX = np.iinfo(np.int32).max
 
 
-@nb.njit(cache=True)
-def _coo_union_skip(p, src, dst, mode, rem, lmax):
-    """Finish over COO edges, skipping those whose endpoints both sit in the giant component."""
-    for i in range(src.shape[0]):
-        u, v = src[i], dst[i]
-        if p[u] == lmax and p[v] == lmax:
-            continue
-        if rem:
-            rem_union(p, u, v, mode)
-        else:
-            union(p, u, v, mode)
-
-
-@nb.njit(cache=True)
-def _kout_round(p, indptr, indices, r, mode, rem):
-    """Union every vertex with its r-th neighbour (one k-out sampling round)."""
-    for v in range(indptr.shape[0] - 1):
-        j = indptr[v] + r
-        if j < indptr[v + 1]:
-            if rem:
-                rem_union(p, v, indices[j], mode)
-            else:
-                union(p, v, indices[j], mode)
-
-
-#: k-out over lower neighbours looks at most this many entries into each row (as
-#: ``_gpu/components.KOUT_LOWER_SCAN``).
-KOUT_LOWER_SCAN = 64
-
-
-@nb.njit(cache=True)
-def _kout_lower(p, indptr, indices, k, mode, rem, scan):
-    """Union every vertex, in id order, with its first k neighbours of smaller id
-    among the first ``scan`` entries of its row."""
-    for v in range(indptr.shape[0] - 1):
-        found = 0
-        for j in range(indptr[v], min(indptr[v + 1], indptr[v] + scan)):
-            if found == k:
-                break
-            w = indices[j]
-            if w < v:
-                found += 1
-                if rem:
-                    rem_union(p, v, w, mode)
-                else:
-                    union(p, v, w, mode)
-
-
-def sample(p: np.ndarray, indptr, indices, variant: Variant, mode: int, rem: bool) -> int:
-    """Run ``variant``'s sampler on ``p``; return the leading edges per row it covered."""
-    if variant.sampling == Sampling.KOUT_LOWER:
-        _kout_lower(p, indptr, indices, variant.k, mode, rem, KOUT_LOWER_SCAN)
-        return 0  # the sampled edges are not a prefix of the rows
-    for r in range(variant.k):
-        _kout_round(p, indptr, indices, r, mode, rem)
-    return variant.k
-
-
-@nb.njit(cache=True)
-def _csr_finish(p, indptr, indices, k, mode, rem, lmax):
-    """Union the remaining edges of every vertex outside the most frequent component.
-
-    Correct because the CSR is symmetric: an edge between the giant component and
-    another vertex is seen from the other vertex's side.
-    """
-    for v in range(indptr.shape[0] - 1):
-        if p[v] == lmax:  # Afforest's skip: a direct parent check, no find
-            continue
-        for j in range(indptr[v] + k, indptr[v + 1]):
-            if rem:
-                rem_union(p, v, indices[j], mode)
-            else:
-                union(p, v, indices[j], mode)
-
-
-def _most_frequent_root(p: np.ndarray, seed: int = 0) -> int:
-    n = p.shape[0]
-    if n == 0:
-        return -1
-    rng = np.random.default_rng(seed)
-    sample = p[rng.integers(0, n, size=min(LABEL_SAMPLES, n))]
-    values, counts = np.unique(sample, return_counts=True)
-    return int(values[np.argmax(counts)])
-
-
-def component_roots(graph: Graph, variant: Variant) -> np.ndarray:
-    """Minimum vertex id of each vertex's component, computed as ``variant`` says."""
+def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndarray:
+    """Smallest vertex id of each vertex's component, computed as ``variant`` says."""
     if variant.family != "unionfind":
-        from .families import component_roots as family_roots
-
-        return family_roots(graph, variant)
-    from .families import PARALLEL_REM, rem_cas_roots
-
-    if variant == PARALLEL_REM and nb.get_num_threads() > 1:
+        return family_roots(graph, variant, options)
+    if variant == PARALLEL_REM and parallel_threads() > 1:
         # Rem with CAS splicing over COO edges in parallel (same roots as the serial run)
-        return rem_cas_roots(graph)
+        return rem_cas_roots(graph, options)
     n = graph.num_nodes
-    p = np.arange(n, dtype=graph.index_dtype)
-    mode = MODE_OF[variant.compress.value]
-    rem = variant.finish in (Finish.REM_CAS, Finish.REM_LOCK)
+    p = np.arange(n, dtype=state_dtype(graph, options))
     if n == 0:
         return p
+    unite = unite_for(variant.finish, variant.compress)
     if variant.sampling == Sampling.NONE:
         if variant.layout == Layout.COO:
             src, dst = graph.coo()
-            _coo_union(p, src, dst, mode, rem)
+            coo_union(p, src, dst, unite)
         else:
             indptr, indices, _ = graph.undirected_csr()
-            _csr_finish(p, indptr, indices, 0, mode, rem, -1)
+            csr_finish(p, indptr, indices, 0, unite, -1)
         flatten(p)
         return p
     indptr, indices, _ = graph.undirected_csr()
-    k = sample(p, indptr, indices, variant, mode, rem)
+    k = sample(p, indptr, indices, variant, unite, options)
     flatten(p)
-    lmax = _most_frequent_root(p)
+    lmax = most_frequent_root(p, options)
     if variant.layout == Layout.CSR:
-        _csr_finish(p, indptr, indices, k, mode, rem, lmax)
+        csr_finish(p, indptr, indices, k, unite, lmax)
     else:
         src, dst = graph.coo()
-        _coo_union_skip(p, src, dst, mode, rem, lmax)
+        coo_union_skip(p, src, dst, unite, lmax)
     flatten(p)
     return p
 
 
-def auto_variant(graph: Graph) -> Variant:
+def auto_variant(graph: Graph, options: Options) -> Variant:
     """Pick a CPU variant from cheap statistics.
 
     Sampling pays only when the average degree is high and a CSR is at hand
@@ -163,3 +72,27 @@ def auto_variant(graph: Graph) -> Variant:
     if avg_deg >= 6 and (has_csr or graph.symmetric):
         return Variant(Sampling.KOUT, Finish.ASYNC, "halve", Layout.CSR)
     return Variant(Sampling.NONE, Finish.REM_CAS, "splice", Layout.COO)
+
+
+def canonical_labels(roots: np.ndarray) -> tuple[int, np.ndarray]:
+    """``(count, labels)`` numbered like SciPy (components by smallest vertex) from root
+    labels; int32 labels unless the count or the vertex count needs int64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp._cpu.components import canonical_labels
+    >>> canonical_labels(np.array([0, 0, 2, 2, 4]))
+    (3, array([0, 0, 1, 1, 2], dtype=int32))
+    """
+    n = roots.shape[0]
+    is_root = roots == np.arange(n, dtype=roots.dtype)
+    comp_of_root = np.cumsum(is_root, dtype=np.int64) - 1
+    count = int(comp_of_root[-1]) + 1 if n else 0
+    dt = np.int32 if count <= _INT32_MAX and n <= _INT32_MAX else np.int64
+    return count, comp_of_root[roots].astype(dt)
+
+
+def count_roots(roots: np.ndarray) -> int:
+    """Number of components in root labels (entries with ``roots[v] == v``)."""
+    return int(np.count_nonzero(roots == np.arange(roots.shape[0], dtype=roots.dtype)))

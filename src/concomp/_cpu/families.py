@@ -1,7 +1,7 @@
 """CPU engine for the families beyond serial union-find: ECL-CC, ECL_af and parallel Rem.
 
-``component_roots(graph, variant)`` is what ``_cpu/components.py`` calls for the
-variants whose finish is not a union-find rule. ``rem_cas_roots`` is the parallel
+``component_roots(graph, variant, options)`` is what ``_cpu/components.py`` calls for
+the variants whose finish is not a union-find rule. ``rem_cas_roots`` is the parallel
 Rem's algorithm (CAS splicing, Patwary et al.), the CPU counterpart Cong & Muzio
 rank first; it returns the same roots as the serial ``none-rem_cas-splice-coo``.
 """
@@ -13,10 +13,12 @@ import numpy as np
 
 from ..errors import InvalidVariantError
 from ..graph import Graph
+from ..options import DEFAULTS, Options
 from ..variants import Finish, Sampling, Variant
 from .atomics import atomic_load, cas
 from .ecl import ecl_af_roots, ecl_roots
-from .unionfind import HALVE, flatten
+from .rules import unite_for
+from .unionfind import flatten, most_frequent_root, sample, state_dtype
 
 __all__ = ["PARALLEL_REM", "component_roots", "parallel_threads", "rem_cas_roots"]
 
@@ -58,7 +60,7 @@ def _rem_cas_edges(p, src, dst):
         _rem_unite_cas(p, src[i], dst[i])
 
 
-def rem_cas_roots(graph: Graph) -> np.ndarray:
+def rem_cas_roots(graph: Graph, options: Options = DEFAULTS) -> np.ndarray:
     """Minimum-vertex roots by parallel Rem-CAS over the COO edges (numba ``prange``).
 
     Examples
@@ -70,7 +72,7 @@ def rem_cas_roots(graph: Graph) -> np.ndarray:
     >>> rem_cas_roots(g).tolist()
     [0, 1, 2, 1, 1]
     """
-    dt = graph.index_dtype
+    dt = state_dtype(graph, options)
     p = np.arange(graph.num_nodes, dtype=dt)
     src, dst = graph.coo()
     _rem_cas_edges(p, src.astype(dt, copy=False), dst.astype(dt, copy=False))
@@ -79,10 +81,8 @@ def rem_cas_roots(graph: Graph) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ ECL-CC
-def _ecl_variant_roots(graph: Graph, variant: Variant) -> np.ndarray:
-    from .components import _most_frequent_root, sample
-
-    dt = graph.index_dtype
+def _ecl_variant_roots(graph: Graph, variant: Variant, options: Options) -> np.ndarray:
+    dt = state_dtype(graph, options)
     n = graph.num_nodes
     if n == 0:
         return np.zeros(0, dtype=dt)
@@ -93,14 +93,14 @@ def _ecl_variant_roots(graph: Graph, variant: Variant) -> np.ndarray:
     parallel = parallel_threads() > 1
     if variant.sampling != Sampling.NONE:
         p = np.arange(n, dtype=dt)
-        k0 = sample(p, indptr, indices, variant, HALVE, False)
+        k0 = sample(p, indptr, indices, variant, unite_for(Finish.ASYNC, "halve"), options)
         flatten(p)
         return ecl_roots(indptr, indices, parallel=parallel, labels=p,
-                         lmax=_most_frequent_root(p), k0=k0)
+                         lmax=most_frequent_root(p, options), k0=k0)
     return ecl_roots(indptr, indices, parallel=parallel)
 
 
-def component_roots(graph: Graph, variant: Variant) -> np.ndarray:
+def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndarray:
     """Minimum vertex id of each vertex's component, computed as ``variant`` says.
 
     ECL-CC runs in parallel (CAS) when numba has more than one thread, serially
@@ -108,9 +108,9 @@ def component_roots(graph: Graph, variant: Variant) -> np.ndarray:
     (``_cpu/components.py`` sends it here when numba has more than one thread).
     """
     if variant.finish in (Finish.ECL, Finish.ECL_AF):
-        return _ecl_variant_roots(graph, variant)
+        return _ecl_variant_roots(graph, variant, options)
     if variant == PARALLEL_REM:
-        return rem_cas_roots(graph)
+        return rem_cas_roots(graph, options)
     raise InvalidVariantError(
         f"algorithm={str(variant)!r} is not implemented by the cpu engine; choose one of "
         "concomp.all_variants(device='cpu') or device='gpu'.")

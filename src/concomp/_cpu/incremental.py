@@ -16,19 +16,23 @@ import numba as nb
 import numpy as np
 
 from .._shared.state import ArrayState
+from ..options import Options
 from ..variants import Variant
-from .forest import link_mode, link_rec
-from .unionfind import find, flatten
+from .rules import find_split, unite_for
+from .unionfind import flatten
+
+__all__ = ["IncrementalEngine"]
+
 
 @nb.njit(cache=True)
-def _insert_range(p, ops, u, v, mixed, result, hs, hd, hb, hp, lo, hi, batch, mode, rem):
+def _insert_range(p, ops, u, v, mixed, result, hs, hd, hb, hp, lo, hi, batch, unite):
     """Inserts of positions ``[lo, hi)``, one batch: hooks record ``i - lo``."""
     links = 0
     for i in range(lo, hi):
         if mixed and ops[i] != 0:
             continue
         a, b = u[i], v[i]
-        r = link_rec(p, a, b, mode, rem)
+        r = unite(p, a, b)
         result[i] = r >= 0
         if r >= 0:
             hs[r], hd[r], hb[r], hp[r] = a, b, batch, i - lo
@@ -42,18 +46,18 @@ def _query_range(p, ops, u, v, mixed, result, lo, hi):
         if mixed and ops[i] != 1:
             continue
         # path splitting: the cheapest compression, and queries never link
-        result[i] = find(p, u[i], 1) == find(p, v[i], 1)
+        result[i] = find_split(p, u[i]) == find_split(p, v[i])
 
 
 @nb.njit(cache=True)
-def _stream(p, ops, u, v, mixed, result, hs, hd, hb, hp, first, size, mode, rem):
+def _stream(p, ops, u, v, mixed, result, hs, hd, hb, hp, first, size, unite):
     """Consecutive batches of ``size`` positions, ids ``first``, ...: inserts, then queries."""
     links, m = 0, u.shape[0]
     for k in range((m + size - 1) // size):
         lo = k * size
         hi = min(lo + size, m)
         links += _insert_range(p, ops, u, v, mixed, result, hs, hd, hb, hp, lo, hi, first + k,
-                               mode, rem)
+                               unite)
         if mixed:
             _query_range(p, ops, u, v, mixed, result, lo, hi)
     return links
@@ -62,14 +66,15 @@ def _stream(p, ops, u, v, mixed, result, hs, hd, hb, hp, first, size, mode, rem)
 @nb.njit(cache=True)
 def _find_batch(p, v, out):
     for i in range(v.shape[0]):
-        out[i] = find(p, v[i], 1)
+        out[i] = find_split(p, v[i])
 
 
-class CpuIncremental(ArrayState):
-    """Sequential union-find over batches (Union-Async or Rem's rule)."""
+class IncrementalEngine(ArrayState):
+    """Sequential union-find over batches, with the variant's union rule from the registry."""
 
-    def __init__(self, variant: Variant, capacity: int, dtype: Any) -> None:
-        self.mode, self.rem = link_mode(variant)
+    def __init__(self, variant: Variant, capacity: int, dtype: Any, options: Options) -> None:
+        self.unite = unite_for(variant.finish, variant.compress)
+        self.options = options
         self.links = 0
         self._no_ops = np.zeros(1, np.int8)
         super().__init__(variant, capacity, dtype)
@@ -93,7 +98,7 @@ class CpuIncremental(ArrayState):
         if kind != "query":
             self.links += _insert_range(self.parents, o, u, v, mixed, result, self.hook_src,
                                         self.hook_dst, self.hook_batch, self.hook_pos, 0, m,
-                                        np.int64(batch), self.mode, self.rem)
+                                        np.int64(batch), self.unite)
         if kind != "insert":
             _query_range(self.parents, o, u, v, mixed, result, 0, m)
         return result
@@ -106,7 +111,7 @@ class CpuIncremental(ArrayState):
         mixed = kind == "mixed"
         self.links += _stream(self.parents, ops if mixed else self._no_ops, u, v, mixed, result,
                               self.hook_src, self.hook_dst, self.hook_batch, self.hook_pos,
-                              np.int64(first), np.int64(size), self.mode, self.rem)
+                              np.int64(first), np.int64(size), self.unite)
         return result
 
     def find(self, v: np.ndarray) -> np.ndarray:

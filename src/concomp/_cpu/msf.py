@@ -18,7 +18,8 @@ On 2 cores that makes it 4-6 times faster than SciPy's Kruskal on a 1024^2
 grid and on a random graph of 2^20 vertices and 4.2 M edges
 (``benchmarks/bench_msf.py``).
 
-This module holds the weight keys and is the engine's entry point; the algorithms
+This module holds the weight keys and the engine contract's entry point,
+:func:`minimum_spanning_forest_ids`; the algorithms
 live in :mod:`~concomp._cpu.msf_kruskal`, :mod:`~concomp._cpu.msf_boruvka` and
 :mod:`~concomp._cpu.msf_prim`, their shared packing and union-find helpers in
 :mod:`~concomp._cpu.msf_common`.
@@ -30,14 +31,30 @@ import numba as nb
 import numpy as np
 from numba import prange
 
+from ..graph import Graph
+from ..options import Options
 from .msf_boruvka import boruvka
 from .msf_kruskal import kruskal, kruskal_by_position
 from .msf_prim import prim
 
-__all__ = ["boruvka", "kruskal", "kruskal_by_position", "prim", "weight_keys"]
+__all__ = ["boruvka", "kruskal", "kruskal_by_position", "minimum_spanning_forest_ids", "prim",
+           "weight_keys"]
 
 _SIGN = np.uint64(1 << 63)
 _EXACT_INT = float(2**53)
+
+
+def minimum_spanning_forest_ids(graph: Graph, algorithm: str, maximum: bool,
+                                options: Options) -> np.ndarray:
+    """Ascending input edge ids of the minimum (``maximum``: maximum) spanning forest of a
+    host graph, by ``algorithm`` ("boruvka", "prim" or "kruskal"), under the tie rule
+    ``(weight, min(u, v), max(u, v), edge id)``."""
+    src, dst = graph.coo()
+    key = weight_keys(graph.weights, graph.num_edges, maximum)
+    if algorithm == "prim":
+        return prim(src, dst, key, graph.num_nodes, graph.undirected_csr())
+    run = boruvka if algorithm == "boruvka" else kruskal
+    return run(src, dst, key, graph.num_nodes)
 
 
 # --------------------------------------------------------------------------- keys

@@ -1,25 +1,33 @@
 """CPU streaming connected components.
 
-:class:`CpuStreamer` keeps one parent array and unites each chunk's edges into it
+:class:`Streamer` keeps one parent array and unites each chunk's edges into it
 as the chunk arrives (sequential union-find: numba has no CAS on the CPU). When
 the vertex count is not known in advance the array grows geometrically, new slots
 starting as singletons. The staging primitives both engines use live in
 :mod:`concomp._shared.staging`.
+
+The engine contract's ``streaming`` module (:mod:`concomp._engine`); the CPU
+engine has no ``components_out_of_core`` (see ``concomp._cpu.UNSUPPORTED``).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._shared.staging import INT32_IDS, RangeCheck
-from ..variants import Finish, Variant
-from .components import _coo_union
-from .unionfind import MODE_OF, flatten
+from ..graph import Graph
+from ..options import Options
+from ..variants import Finish, Layout, Sampling, Variant
+from .components import canonical_labels
+from .rules import unite_for
+from .unionfind import coo_union, flatten
 
-__all__ = ["CpuStreamer"]
+__all__ = ["Streamer", "default_variant", "fits_in_memory", "stream_labels"]
 
 
-class CpuStreamer:
+class Streamer:
     """Union-find labels on the host, fed one edge chunk at a time.
 
     Parameters
@@ -27,19 +35,28 @@ class CpuStreamer:
     num_nodes : int or None
         Vertex count; ``None`` grows the labels as larger ids arrive.
     variant : Variant
-        A streaming variant (sampling ``none``, layout ``coo``) whose finish
+        A streaming variant (sampling ``none``, layout ``coo``) whose union rule
         the CPU engine implements (``async`` or ``rem_cas``).
+    options : Options
+        ``int32_ids`` caps the ids kept in 32-bit labels.
+    max_device_bytes : int, optional
+        Ignored: the labels live in host memory.
     index_dtype : dtype, optional
         Force the label type (default int32 while ids fit, else int64).
+    one_way : bool
+        Ignored: the CPU unites each edge once, in one direction, and uniting
+        both directions of an edge gives the same components.
     """
 
-    def __init__(self, num_nodes: int | None, variant: Variant, index_dtype=None) -> None:
+    def __init__(self, num_nodes: int | None, variant: Variant, options: Options, *,
+                 max_device_bytes: int | None = None, index_dtype: Any = None,
+                 one_way: bool = False) -> None:
         self.fixed = num_nodes is not None
         self.n = int(num_nodes or 0)
-        dt = index_dtype or (np.int32 if self.n - 1 <= INT32_IDS else np.int64)
+        self.int32_ids = min(options.int32_ids, INT32_IDS)
+        dt = index_dtype or (np.int32 if self.n - 1 <= self.int32_ids else np.int64)
         self.p = np.arange(max(self.n, 16), dtype=dt)
-        self.mode = MODE_OF[variant.compress.value]
-        self.rem = variant.finish in (Finish.REM_CAS, Finish.REM_LOCK)
+        self.unite = unite_for(variant.finish, variant.compress)
         self.chunks = 0
         self.edges = 0
 
@@ -61,8 +78,8 @@ class CpuStreamer:
         self.ensure_nodes(hi + 1)
         # one label type, contiguous: the union loop compiles for two signatures only
         dt = self.p.dtype
-        _coo_union(self.p, np.ascontiguousarray(src, dt), np.ascontiguousarray(dst, dt),
-                   self.mode, self.rem)
+        coo_union(self.p, np.ascontiguousarray(src, dt), np.ascontiguousarray(dst, dt),
+                  self.unite)
         self.chunks += 1
         self.edges += int(src.shape[0])
 
@@ -74,7 +91,7 @@ class CpuStreamer:
 
     def _grow(self, need: int) -> None:
         p = self.p
-        if need - 1 > INT32_IDS and p.dtype == np.int32:
+        if need - 1 > self.int32_ids and p.dtype == np.int32:
             p = p.astype(np.int64)
         cap = p.shape[0]
         if need > cap:
@@ -82,3 +99,19 @@ class CpuStreamer:
             new_cap = max(need, 2 * cap)
             p = np.concatenate([p, np.arange(cap, new_cap, dtype=p.dtype)])
         self.p = p
+
+
+def fits_in_memory(graph: Graph, max_device_bytes: int | None, options: Options) -> bool:
+    """True: a host graph is already in host memory, so nothing needs streaming."""
+    return True
+
+
+def stream_labels(roots: np.ndarray, max_device_bytes: int | None,
+                  to_host: bool) -> tuple[int, np.ndarray]:
+    """``(count, canonical labels)`` of a stream's roots (host labels; no budget applies)."""
+    return canonical_labels(roots)
+
+
+def default_variant() -> Variant:
+    """Rem's union with splicing over COO edges: the CPU stream's ``algorithm="auto"``."""
+    return Variant(Sampling.NONE, Finish.REM_CAS, "splice", Layout.COO)

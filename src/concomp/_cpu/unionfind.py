@@ -1,12 +1,11 @@
-"""Sequential union-find primitives for the CPU engine (numba).
+"""Union-find kernels of the CPU engine over COO edges and CSR rows (numba).
 
-numba has no compare-and-swap on the CPU, so unions run on one thread; what is
-race-free (flattening, label counting) runs in parallel. Every union links the
-larger root under the smaller, so each final root is its component's minimum
-vertex id: that makes SciPy's label order a prefix sum away.
-
-Compression codes (``mode``): 0 naive, 1 split, 2 halve, 3 full compression,
-4 Rem's splice (finds stay naive).
+Every kernel takes ``unite``, the union rule of :func:`concomp._cpu.rules.unite_for`,
+as an argument: numba compiles one specialisation per rule. The unions run on
+one thread (numba has no compare-and-swap on the CPU); what is race-free
+(flattening) runs in parallel. Both :mod:`~concomp._cpu.components` and
+:mod:`~concomp._cpu.families` (ECL-CC after k-out sampling) build on this module,
+which imports neither.
 """
 
 from __future__ import annotations
@@ -14,82 +13,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-NAIVE, SPLIT, HALVE, COMPRESS, SPLICE = 0, 1, 2, 3, 4
-MODE_OF = {"naive": NAIVE, "split": SPLIT, "halve": HALVE, "compress": COMPRESS,
-           "splice": SPLICE}
+from ..graph import Graph
+from ..options import Options
+from ..variants import Sampling, Variant
 
+__all__ = ["coo_union", "coo_union_skip", "csr_finish", "flatten", "kout_lower", "kout_round",
+           "most_frequent_root", "sample", "state_dtype"]
 
-@nb.njit(cache=True, inline="always")
-def find(p, x, mode):
-    """Root of ``x``, compressing the path as ``mode`` says."""
-    if mode == HALVE:
-        while p[x] != x:
-            gp = p[p[x]]
-            p[x] = gp
-            x = gp
-        return x
-    if mode == SPLIT:
-        while p[x] != x:
-            nxt = p[x]
-            p[x] = p[nxt]
-            x = nxt
-        return x
-    root = x
-    while p[root] != root:
-        root = p[root]
-    if mode == COMPRESS:
-        while p[x] != root:
-            nxt = p[x]
-            p[x] = root
-            x = nxt
-    return root
-
-
-@nb.njit(cache=True, inline="always")
-def union(p, u, v, mode):
-    """Link the roots of ``u`` and ``v`` (the larger id goes under the smaller).
-
-    Returns the root that stopped being one (the owner of the edge in a spanning
-    forest), or -1 when ``u`` and ``v`` were already connected.
-    """
-    ru = find(p, u, mode)
-    rv = find(p, v, mode)
-    if ru < rv:
-        p[rv] = ru
-        return rv
-    if rv < ru:
-        p[ru] = rv
-        return ru
-    return -1
-
-
-@nb.njit(cache=True, inline="always")
-def rem_union(p, x, y, mode):
-    """Rem's algorithm: walk both paths up by parent order, splicing as it goes.
-
-    Relies on ``p[x] <= x``. ``mode`` HALVE/SPLIT compress one step per move
-    (HalveAtomicOne / SplitAtomicOne); SPLICE (or any other) is Rem's splice.
-    Returns the root that was linked, or -1: splicing moves non-root pointers
-    across trees, but only the final root link merges two sets.
-    """
-    rx, ry = x, y
-    while p[rx] != p[ry]:
-        if p[rx] < p[ry]:
-            rx, ry = ry, rx
-        if rx == p[rx]:
-            p[rx] = p[ry]
-            return rx
-        z = p[rx]
-        if mode == SPLIT:
-            p[rx] = p[z]
-            rx = z
-        elif mode == HALVE:
-            p[rx] = p[z]
-            rx = p[rx]
-        else:
-            p[rx] = p[ry]
-            rx = z
-    return -1
+_INT32_MAX = np.iinfo(np.int32).max
 
 
 @nb.njit(cache=True, parallel=True)
@@ -102,5 +33,85 @@ def flatten(p):
         p[v] = r
 
 
-def init_parents(n: int, dtype) -> np.ndarray:
-    return np.arange(n, dtype=dtype)
+@nb.njit(cache=True)
+def coo_union(p, src, dst, unite):
+    """Unite the endpoints of every COO edge, in input order."""
+    for i in range(src.shape[0]):
+        unite(p, src[i], dst[i])
+
+
+@nb.njit(cache=True)
+def coo_union_skip(p, src, dst, unite, lmax):
+    """Finish over COO edges, skipping those whose endpoints both sit in the giant component."""
+    for i in range(src.shape[0]):
+        u, v = src[i], dst[i]
+        if p[u] == lmax and p[v] == lmax:
+            continue
+        unite(p, u, v)
+
+
+@nb.njit(cache=True)
+def kout_round(p, indptr, indices, r, unite):
+    """Union every vertex with its r-th neighbour (one k-out sampling round)."""
+    for v in range(indptr.shape[0] - 1):
+        j = indptr[v] + r
+        if j < indptr[v + 1]:
+            unite(p, v, indices[j])
+
+
+@nb.njit(cache=True)
+def kout_lower(p, indptr, indices, k, unite, scan):
+    """Union every vertex, in id order, with its first k neighbours of smaller id
+    among the first ``scan`` entries of its row."""
+    for v in range(indptr.shape[0] - 1):
+        found = 0
+        for j in range(indptr[v], min(indptr[v + 1], indptr[v] + scan)):
+            if found == k:
+                break
+            w = indices[j]
+            if w < v:
+                found += 1
+                unite(p, v, w)
+
+
+@nb.njit(cache=True)
+def csr_finish(p, indptr, indices, k, unite, lmax):
+    """Union the edges from position k of every vertex outside the ``lmax`` component.
+
+    Correct because the CSR is symmetric: an edge between the giant component and
+    another vertex is seen from the other vertex's side.
+    """
+    for v in range(indptr.shape[0] - 1):
+        if p[v] == lmax:  # Afforest's skip: a direct parent check, no find
+            continue
+        for j in range(indptr[v] + k, indptr[v + 1]):
+            unite(p, v, indices[j])
+
+
+def sample(p: np.ndarray, indptr, indices, variant: Variant, unite, options: Options) -> int:
+    """Run ``variant``'s sampler on ``p``; return the leading edges per row it covered."""
+    if variant.sampling == Sampling.KOUT_LOWER:
+        kout_lower(p, indptr, indices, variant.k, unite, options.kout_lower_scan)
+        return 0  # the sampled edges are not a prefix of the rows
+    for r in range(variant.k):
+        kout_round(p, indptr, indices, r, unite)
+    return variant.k
+
+
+def most_frequent_root(p: np.ndarray, options: Options, seed: int = 0) -> int:
+    """The most frequent label among ``options.label_samples`` sampled vertices (-1 if none)."""
+    n = p.shape[0]
+    if n == 0:
+        return -1
+    rng = np.random.default_rng(seed)
+    picked = p[rng.integers(0, n, size=min(options.label_samples, n))]
+    values, counts = np.unique(picked, return_counts=True)
+    return int(values[np.argmax(counts)])
+
+
+def state_dtype(graph: Graph, options: Options) -> np.dtype:
+    """Index type of the union-find state: ``options.index_dtype`` where the vertex ids fit
+    it, else the graph's."""
+    if options.index_dtype == "int32" and graph.num_nodes - 1 > _INT32_MAX:
+        return np.dtype(np.int64)
+    return np.dtype(options.index_dtype or graph.index_dtype)
