@@ -114,9 +114,8 @@ def test_plan_capacity_switches_to_int64_without_allocating() -> None:
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_int64_ids_and_dtype_switch(device: str, monkeypatch) -> None:
-    monkeypatch.setattr(inc, "INT32_CAPACITY", 3000)
-    ic = IncrementalConnectivity(device=device)
+def test_int64_ids_and_dtype_switch(device: str) -> None:
+    ic = IncrementalConnectivity(device=device, options=Options(int32_capacity=3000))
     ic.insert(np.array([1, 2], np.int64), np.array([2, 2999], np.int64))
     assert ic.index_dtype == np.int32 and ic.capacity == 3000
     ic.insert(np.array([2999], np.int64), np.array([5000], np.int64))
@@ -389,9 +388,8 @@ def test_stream_grows_once_for_the_largest_id(device: str) -> None:
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_stream_int64_ids(device: str, monkeypatch) -> None:
-    monkeypatch.setattr(inc, "INT32_CAPACITY", 3000)
-    ic = IncrementalConnectivity(device=device)
+def test_stream_int64_ids(device: str) -> None:
+    ic = IncrementalConnectivity(device=device, options=Options(int32_capacity=3000))
     u = np.array([1, 2, 2999, 7, 4000], np.int64)
     v = np.array([2, 2999, 5000, 8, 1], np.int64)
     ops = np.array([0, 0, 0, 1, 1], np.int8)

@@ -31,7 +31,7 @@ ENGINE_PACKAGES = {"cpu": "concomp._cpu", "gpu": "concomp._gpu"}
 CONTRACT: dict[str, tuple[str, ...]] = {
     "components": ("component_roots", "auto_variant", "canonical_labels", "count_roots"),
     "forest": ("spanning_forest_ids", "records_forest"),
-    "msf": ("minimum_spanning_forest_ids",),
+    "msf": ("minimum_spanning_forest_ids", "msf_ids_by_position"),
     "incremental": ("IncrementalEngine",),
     "streaming": ("Streamer", "fits_in_memory", "components_out_of_core", "stream_labels",
                   "default_variant"),
@@ -77,6 +77,12 @@ def minimum_spanning_forest_ids(graph: Graph, algorithm: str, maximum: bool,
     """Input edge ids of the minimum (maximum) spanning forest under the tie rule
     (weight, min(u, v), max(u, v), edge id); ``algorithm`` is "boruvka", "prim" or
     "kruskal"."""
+    raise NotImplementedError
+
+
+def msf_ids_by_position(src: Any, dst: Any, weights: Any, n: int) -> Any:
+    """Ascending positions of the minimum spanning forest of the edges ``(src, dst)``
+    under SciPy's tie rule (weight, then position), as ``concomp.csgraph`` promises."""
     raise NotImplementedError
 
 

@@ -152,23 +152,26 @@ def forest_variant(g: Graph, algorithm: Any, dev: str, options: Options | None =
             variant = PRESETS["afforest"]
     if is_forest_variant(variant, dev):
         return variant
-    if not variant.supported_on(dev):
+    finishes = _forest_finishes(dev)
+    root_based = variant.finish in UNION_FIND or str(variant.finish) in FOREST_FAMILIES
+    if not root_based or variant.sampling == Sampling.STAGES:
+        names = ", ".join(repr(f) for f in finishes)
         raise InvalidVariantError(
-            f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose a "
-            f"union-find variant of concomp.all_variants(device={dev!r}).")
-    if variant.finish in UNION_FIND and variant.sampling != Sampling.STAGES:
+            f"algorithm={str(variant)!r} is not root-based: a spanning forest records the edge "
+            f"of each root link, which on the {dev} engine only the finishes {names} do, and "
+            "not under Stages sampling. Fix: pick a variant with one of those finishes and "
+            "another sampler, e.g. 'kout-async-halve-csr' (all legal ones: "
+            f"concomp.all_variants(device={dev!r}) with finish in that list).")
+    if not variant.supported_on(dev) or str(variant.finish) not in finishes:
         raise InvalidVariantError(
-            f"algorithm={str(variant)!r}: Rem's splicing run concurrently on the {dev} engine "
-            "does not yield a spanning forest (it moves subtrees without a root link). Fix: use "
-            f"'{variant.sampling}-{variant.finish}-halve-{variant.layout}' or "
-            "'...-split-...'" + (", or device='cpu'." if dev == "gpu" else "."))
-    names = ", ".join(repr(f) for f in _forest_finishes(dev))
+            f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
+            f"concomp.all_variants(device={dev!r}) whose finish is one of "
+            f"{', '.join(map(repr, finishes))}.")
     raise InvalidVariantError(
-        f"algorithm={str(variant)!r} is not root-based: a spanning forest records the edge "
-        f"of each root link, which on the {dev} engine only the finishes {names} do, and "
-        "not under Stages sampling. Fix: pick a variant with one of those finishes and "
-        "another sampler, e.g. 'kout-async-halve-csr' (all legal ones: "
-        f"concomp.all_variants(device={dev!r}) with finish in that list).")
+        f"algorithm={str(variant)!r}: Rem's splicing run concurrently on the {dev} engine "
+        "does not yield a spanning forest (it moves subtrees without a root link). Fix: use "
+        f"'{variant.sampling}-{variant.finish}-halve-{variant.layout}' or "
+        "'...-split-...'" + (", or device='cpu'." if dev == "gpu" else "."))
 
 
 def assemble(g: Graph, ids: Any, count: int) -> SpanningForest:

@@ -255,7 +255,7 @@ def _counting_sort(keys: Any, n: int) -> tuple[Any, Any]:
         indptr = cp.zeros(n + 1, dtype=index_dtype_for(n, keys.size))
         cp.cumsum(counts, out=indptr[1:])
         return indptr, order.astype(keys.dtype, copy=False)
-    from ._cpu.csr import counting_sort
+    from ._shared.csr import counting_sort
 
     return counting_sort(keys, n)
 

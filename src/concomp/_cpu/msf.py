@@ -57,6 +57,13 @@ def minimum_spanning_forest_ids(graph: Graph, algorithm: str, maximum: bool,
     return run(src, dst, key, graph.num_nodes)
 
 
+def msf_ids_by_position(src: np.ndarray, dst: np.ndarray, weights: np.ndarray,
+                        n: int) -> np.ndarray:
+    """Ascending positions of the minimum spanning forest of the edges ``(src, dst)``
+    under SciPy's tie rule (weight, then position): ``concomp.csgraph``'s order."""
+    return kruskal_by_position(weight_keys(weights, weights.shape[0]), src, dst, n)
+
+
 # --------------------------------------------------------------------------- keys
 def weight_keys(weights: np.ndarray | None, m: int, maximum: bool = False) -> np.ndarray:
     """Unsigned 64-bit keys whose order is the order of the weights.

@@ -10,4 +10,6 @@ is usable. The modules mirror the engine contract (:mod:`concomp._engine`);
 UNSUPPORTED = {
     "scc.strong_component_labels": "strongly connected components have no GPU kernel yet; "
                                    "they run on the CPU engine",
+    "msf.msf_ids_by_position": "SciPy's position tie rule serves concomp.csgraph, which runs "
+                               "its minimum spanning trees on the CPU engine",
 }

@@ -2,14 +2,16 @@
 
 Templates are instantiated lazily with ``RawModule(name_expressions=...)`` and the
 resulting modules are memoized per (source, instantiations, device). CuPy keeps
-its own on-disk cache of the compiled binaries, so a second process pays no
-compile time either.
+its own on-disk cache of the compiled binaries (for modules with name
+expressions, CuPy 14.2 and later).
 """
 
 from __future__ import annotations
 
 import functools
 from pathlib import Path
+
+from ._compat import cupy_module
 
 CUDA_DIR = Path(__file__).with_name("cuda")
 #: Options shared by NVRTC (here) and nvcc (the CPU-side compile test).
@@ -46,7 +48,7 @@ def _inline(filename: str, seen: set[str]) -> list[str]:
 
 @functools.lru_cache(maxsize=None)
 def get_module(filename: str, names: tuple[str, ...], device_id: int):
-    import cupy
+    cupy = cupy_module()
 
     with cupy.cuda.Device(device_id):
         mod = cupy.RawModule(code=source_text(filename), options=NVRTC_OPTIONS,
@@ -61,7 +63,7 @@ def get_kernel(filename: str, name: str, instantiations: tuple[str, ...] | None 
     ``instantiations`` lists every name to compile into the same module (one NVRTC
     call for a whole family); it defaults to just ``name``.
     """
-    import cupy
+    cupy = cupy_module()
 
     names = instantiations or (name,)
     mod = get_module(filename, tuple(names), cupy.cuda.Device().id)

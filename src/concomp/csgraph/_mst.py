@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import csgraph_from_dense, csgraph_from_masked
 
-from .._cpu.msf import kruskal_by_position, weight_keys
+from .._dispatch import driver
 
 __all__ = ["minimum_spanning_tree"]
 
@@ -83,7 +83,7 @@ def minimum_spanning_tree(csgraph: Any, overwrite: bool = False):
     rows = np.repeat(np.arange(n, dtype=A.indices.dtype), np.diff(A.indptr))
     # NaN sorts last in SciPy's argsort whatever its sign bit; make every NaN positive
     data = np.where(np.isnan(A.data), np.nan, A.data)
-    kept = kruskal_by_position(weight_keys(data, data.shape[0]), rows, A.indices, n)
+    kept = driver("cpu", "msf", "msf_ids_by_position")(rows, A.indices, data, n)
     out = np.zeros_like(A.data)
     out[kept] = A.data[kept]
     cls = sp.csr_matrix if as_matrix else sp.csr_array
