@@ -14,7 +14,7 @@ import numpy as np
 
 from ._dispatch import choose_device
 from ._validate import as_graph
-from .errors import InvalidVariantError
+from .errors import InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .variants import Variant, resolve_variant
 
@@ -79,10 +79,18 @@ def _xp(a: Any):
     return get_xp(a)
 
 
+def _check_output_device(to_device: Any) -> None:
+    if to_device is not None and to_device not in ("cpu", "gpu"):
+        raise InvalidGraphError(f"argument `output_device`: {to_device!r} is not valid; use "
+                                "'cpu', 'gpu' or None (where the input lives). Fix: pass one "
+                                "of those.")
+
+
 def _place(labels: Any, like: Graph | Any, to_device: str | None) -> Any:
     """Return labels where the caller's data lives, or where ``to_device`` says."""
     from ._arrays import is_cupy_array, to_numpy
 
+    _check_output_device(to_device)
     want = to_device or (like.device if isinstance(like, Graph) else
                          ("gpu" if is_cupy_array(like) else "cpu"))
     if want == "cpu":
@@ -155,6 +163,7 @@ def connected_components(
     GConn. Both in ``../shared/papers/``.
     """
     g = as_graph(graph, num_nodes, with_weights=False)
+    _check_output_device(output_device)  # before the run, not after it
     roots = component_roots(g, device=device, algorithm=algorithm,
                             max_device_bytes=max_device_bytes)
     if canonical:

@@ -117,7 +117,7 @@ def spanning_forest(graph: Any, *, device: str = "auto", algorithm: str | Varian
     >>> f.src.tolist(), f.dst.tolist()
     ([0, 1], [1, 2])
     """
-    g = as_graph(graph, num_nodes)
+    g = as_graph(graph, num_nodes, with_weights=False)
     dev = choose_device(g, device)
     variant = forest_variant(g, algorithm, dev)
     log.debug("spanning_forest: %s on %s, %r", variant, dev, g)

@@ -25,6 +25,7 @@ from .._dispatch import _requested
 from ..errors import DeviceUnavailableError, InvalidGraphError, InvalidVariantError
 from ._batches import (INSERT, QUERY, Batch, check_batch_size, load_state, place,
                                    prepare, save_state)
+from .._validate import check_num_nodes
 from ..forest import SpanningForest
 from ..variants import COMPRESS_RULES, Finish, Variant, resolve_variant
 
@@ -159,6 +160,9 @@ class IncrementalConnectivity:
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
             raise InvalidGraphError(f"argument `num_nodes`: expected an int >= 0, got "
                                     f"{num_nodes!r}. Fix: pass a count or None.")
+        # parents, two hook endpoints (int32) and two int64 hook ids per vertex
+        check_num_nodes(int(n), "num_nodes", per_item=28, fix="pass the number of vertices "
+                        "you need (the state grows on demand); ids must be dense")
         self._requested = (device, str(algorithm))
         dev = _choose_device(device)
         self._variant = _choose_variant(algorithm, dev)

@@ -133,7 +133,11 @@ def read_graph(path: str | os.PathLike, format: str = "auto", *, directed: bool 
     >>> [a.tolist() for a in g.coo()]
     [[0, 1, 4], [1, 2, 4]]
     """
-    name = os.fspath(path)
+    name = _path_name(path)
+    if num_nodes is not None:
+        from .._validate import _resolve_n
+
+        num_nodes = _resolve_n(num_nodes)
     if format != "auto" and format not in FORMATS:
         raise InvalidGraphError(f"argument `format`: {format!r} is not a known graph format; "
                                 f"allowed: 'auto', {', '.join(map(repr, FORMATS))}. Fix: pass "
@@ -148,6 +152,20 @@ def read_graph(path: str | os.PathLike, format: str = "auto", *, directed: bool 
     from ._readers import READERS
 
     return READERS[fmt](data, opt)
+
+
+def _path_name(path: Any) -> str:
+    """``path`` as a str naming an existing regular file (bytes paths are decoded)."""
+    try:
+        name = os.fsdecode(os.fspath(path))
+    except TypeError as exc:
+        raise InvalidGraphError(f"argument `path`: expected a str, bytes or os.PathLike file "
+                                f"path, got {type(path).__name__}. Fix: pass the file's path."
+                                ) from exc
+    if os.path.isdir(name):
+        raise InvalidGraphError(f"argument `path`: {name!r} is a directory, not a graph file. "
+                                "Fix: pass the path of a file inside it.")
+    return name
 
 
 def write_graph(graph: Any, path: str | os.PathLike, format: str = "auto", *,

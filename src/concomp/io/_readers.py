@@ -49,6 +49,17 @@ def _ints(line: bytes, count: int, name: str, data: bytes, start: int, what: str
     return [int(t) for t in toks[:count]]
 
 
+def _declared(value: int, opt, data: bytes, start: int, what: str, per_item: int = 8) -> int:
+    """``value`` from a file header, checked like any vertex or edge count before use."""
+    from .._validate import check_count
+
+    lineno, _ = line_of(np.frombuffer(data, np.uint8), start)
+    return check_count(value, "", what=what, per_item=per_item,
+                       where=f"{opt.name}, line {lineno}", cause="the header declares",
+                       fix="correct the header (ids must be dense: relabel the vertices to "
+                       "1 .. n or 0 .. n-1)", error=GraphFormatError)
+
+
 def _select_weights(opt, w):
     if opt.weighted is False:
         return None
@@ -89,16 +100,18 @@ def _read_edge_list(data: bytes, opt, csv: bool):
         dst -= 1
     n, directed = _max_id(src, dst) + 1, False
     if not csv:
-        declared, directed = _snap_comments(data, comment)
-        n = max(n, declared)
+        declared, directed, at = _snap_comments(data, comment)
+        n = max(n, _declared(declared, opt, data, at, "vertices"))
     return _finish(opt, src, dst, w, n, directed)
 
 
-def _snap_comments(data: bytes, comment: bytes) -> tuple[int, bool]:
-    """(``# Nodes: N`` count or 0, directedness named in the leading comment block)."""
+def _snap_comments(data: bytes, comment: bytes) -> tuple[int, bool, int]:
+    """(``# Nodes: N`` count or 0, directedness named in the leading comment block,
+    byte offset of the line declaring N)."""
     import re
 
     head = []
+    starts = []
     pos = 0
     while pos < len(data) and len(head) < 1000:
         end = data.find(b"\n", pos)
@@ -107,11 +120,15 @@ def _snap_comments(data: bytes, comment: bytes) -> tuple[int, bool]:
         if s and s[:1] not in comment:
             break
         head.append(s.lower())
+        starts.append(pos)
         pos = end + 1
     text = b"\n".join(head)
     found = re.search(rb"nodes:\s*(\d+)", text)
     directed = b"directed" in text.replace(b"undirected", b"")
-    return (int(found.group(1)) if found else 0), directed
+    if not found:
+        return 0, directed, 0
+    line = text.count(b"\n", 0, found.start())
+    return int(found.group(1)), directed, starts[line]
 
 
 def _read_snap(data: bytes, opt):
@@ -141,6 +158,8 @@ def _read_mtx(data: bytes, opt):
     start, end, size = _data_line(data, bend + 1, b"%")
     rows, cols, nnz = _ints(size, 3, name, data, start, "a size line 'rows cols entries'",
                             "put the size line after the comments")
+    _declared(max(rows, cols), opt, data, start, "vertices")
+    _declared(nnz, opt, data, start, "entries", per_item=16)
     if rows != cols:
         raise_at(name, buf, start, f"a square matrix (an adjacency matrix), not {rows} x {cols}",
                  "store the graph's n x n adjacency matrix")
@@ -166,6 +185,7 @@ def _read_mtx_body(data: bytes, buf: np.ndarray, opt):
     declared = None
     if len(first.split()) == 3 and len(second.split()) == 2:
         declared = _ints(first, 3, opt.name, data, start, "a size line", "fix it")[0]
+        _declared(declared, opt, data, start, "vertices")
         start = end + 1
     src, dst, w = scan_edges(buf, start, opt.name, comment=b"%", min_id=1,
                              max_id=declared or 2**62, what="'i j [value]' (1-based)")
@@ -187,6 +207,8 @@ def _read_p_format(data: bytes, opt, pace: bool):
         raise_at(name, buf, start, f"a problem line {want} before the edges",
                  f"add {want} after the 'c' comments")
     nv, m = _ints(b" ".join(toks[2:4]), 2, name, data, start, want, "write n and m as integers")
+    _declared(nv, opt, data, start, "vertices")
+    _declared(m, opt, data, start, "edges", per_item=16)
     prefix = "" if pace else ("a" if toks[1] == b"sp" else "e")
     what = "'u v' with 1-based ids" if pace else f"'{prefix} u v [w]' with 1-based ids"
     src, dst, w = scan_edges(buf, end + 1, name, comment=b"c", prefix=prefix, min_id=1,
@@ -217,6 +239,8 @@ def _read_metis(data: bytes, opt):
     toks = line.split()
     what = "a header 'n m [fmt [ncon]]'"
     nv, m = _ints(line, 2, opt.name, data, start, what, "start the file with 'n m'")
+    _declared(nv, opt, data, start, "vertices")
+    _declared(2 * m, opt, data, start, "neighbour entries (2 m)", per_item=16)
     code = toks[2].decode() if len(toks) > 2 else "0"
     if len(code) > 3 or set(code) - {"0", "1"}:
         raise_at(opt.name, buf, start, f"{what} with fmt made of 0/1 digits", "use fmt 0, 1, "

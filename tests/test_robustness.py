@@ -1,0 +1,170 @@
+"""Issue 20, "nothing crashes, nothing is lost": sizes the engines cannot index, odd inputs
+that used to escape as raw NumPy / numba errors, exact totals, weight columns that
+connectivity never reads, and concurrent calls.
+
+Calls that once crashed the interpreter (SIGSEGV, endless loops) run in a child process,
+so that a regression fails the test instead of killing the test run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import concomp
+from concomp import GraphFormatError, InvalidGraphError
+
+BIG = 2**63 - 1
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_isolated(code: str, timeout: float = 120) -> str:
+    """Run ``code`` in a fresh interpreter; return its stdout, failing on a crash or hang."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep
+               + os.environ.get("PYTHONPATH", ""))
+    try:
+        proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                              text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the child process hung for {timeout} s")
+    assert proc.returncode == 0, (f"child exited with {proc.returncode}\nstdout:\n{proc.stdout}"
+                                  f"\nstderr:\n{proc.stderr[-3000:]}")
+    return proc.stdout
+
+
+EXPECT_HELPER = """
+import re, numpy as np, concomp
+def expect(name, call, exc, pattern):
+    try:
+        call()
+    except exc as e:
+        ok = re.search(pattern, str(e)) is not None
+        print(name, "OK" if ok else "BADMSG " + repr(str(e)[:300]))
+        return
+    except BaseException as e:
+        print(name, "RAW", type(e).__name__, repr(str(e)[:200]))
+        return
+    print(name, "NORAISE")
+"""
+
+
+def check_lines(out: str, count: int) -> None:
+    lines = out.strip().splitlines()
+    bad = [ln for ln in lines if not ln.endswith(" OK")]
+    assert not bad, "\n".join(bad)
+    assert len(lines) == count, out
+
+
+# ----------------------------------------------------------------------------- item 1
+def test_ids_and_counts_near_int64_max_raise_instead_of_crashing(tmp_path) -> None:
+    snap = tmp_path / "g.txt"
+    snap.write_text(f"# Nodes: {BIG} Edges: 1\n0 1\n")
+    gr = tmp_path / "g.gr"
+    gr.write_text(f"p sp {BIG} 1\na 1 2 5\n")
+    mtx = tmp_path / "g.mtx"
+    mtx.write_text(f"%%MatrixMarket matrix coordinate pattern general\n{BIG} {BIG} 1\n1 2\n")
+    plain = tmp_path / "p.txt"
+    plain.write_text("0 1\n")
+    out = run_isolated(EXPECT_HELPER + textwrap.dedent(f"""
+    E = (np.array([0]), np.array([{BIG - 1}]))
+    W = (np.array([0]), np.array([{BIG - 1}]), np.array([1.0]))
+    ID = r"`dst`: vertex id {BIG - 1} at position 0"
+    for f in (concomp.connected_components, concomp.component_sizes,
+              concomp.largest_component, concomp.number_connected_components,
+              concomp.spanning_forest):
+        expect(f.__name__, lambda: f(E, device="cpu"), concomp.InvalidGraphError, ID)
+    expect("msf", lambda: concomp.minimum_spanning_forest(W, algorithm="boruvka", device="cpu"),
+           concomp.InvalidGraphError, ID)
+    expect("num_nodes", lambda: concomp.connected_components((np.array([0]), np.array([1])),
+           num_nodes={BIG}, device="cpu"), concomp.InvalidGraphError, r"`num_nodes`: {BIG}")
+    expect("read_num_nodes", lambda: concomp.read_graph({str(plain)!r}, num_nodes={BIG}),
+           concomp.InvalidGraphError, r"`num_nodes`: {BIG}")
+    expect("snap", lambda: concomp.read_graph({str(snap)!r}), concomp.GraphFormatError,
+           r"g.txt, line 1: .*{BIG}")
+    expect("dimacs", lambda: concomp.read_graph({str(gr)!r}), concomp.GraphFormatError,
+           r"g.gr, line 1: .*{BIG}")
+    expect("mtx", lambda: concomp.read_graph({str(mtx)!r}), concomp.GraphFormatError,
+           r"g.mtx, line 2: .*{BIG}")
+    expect("stream_n", lambda: concomp.stream_components([E], num_nodes={BIG}, device="cpu"),
+           concomp.InvalidGraphError, r"`num_nodes`: {BIG}")
+    expect("stream_id", lambda: concomp.stream_components([E], device="cpu"),
+           concomp.InvalidGraphError, r"chunk 0: .*`dst`: vertex id {BIG - 1}")
+    expect("incremental", lambda: concomp.IncrementalConnectivity({BIG}, device="cpu"),
+           concomp.InvalidGraphError, r"`num_nodes`: {BIG}")
+    """))
+    check_lines(out, 14)
+
+
+# ----------------------------------------------------------------------------- item 10
+BAD_SIZES = {
+    "num_nodes_2_40": (lambda: concomp.connected_components((np.array([0]), np.array([1])),
+                                                            num_nodes=2**40, device="cpu"),
+                       r"`num_nodes`: 1099511627776 vertices need .* GiB.*Fix"),
+    "num_nodes_2_64_plus_1": (lambda: concomp.as_graph((np.array([0]), np.array([1])),
+                                                       num_nodes=2**64 + 1),
+                              r"`num_nodes`: 18446744073709551617 .*2\*\*62.*Fix"),
+    "incremental_2_40": (lambda: concomp.IncrementalConnectivity(2**40, device="cpu"),
+                         r"`num_nodes`: 1099511627776 vertices need .*Fix"),
+    "float_id_1e19": (lambda: concomp.as_graph((np.array([0.0]), np.array([1e19]))),
+                      r"`dst`: vertex id 1e\+19 at position 0 is too large"),
+    "uint64_max": (lambda: concomp.as_graph((np.array([0, 5], np.uint64),
+                                             np.array([1, 2**64 - 1], np.uint64))),
+                   r"`dst`: vertex id 18446744073709551615 at position 1 is too large"),
+    "output_device": (lambda: concomp.connected_components((np.array([0]), np.array([1])),
+                                                           device="cpu", output_device="tpu"),
+                      r"`output_device`: 'tpu' is not valid"),
+    "indptr_float": (lambda: concomp.Graph.from_csr(np.array([0.0, 1.5, 2.0]), np.array([1, 0])),
+                     r"`indptr`: .*dtype float64"),
+    "indptr_nan": (lambda: concomp.Graph.from_csr(np.array([0.0, np.nan, 2.0]), np.array([1, 0])),
+                   r"`indptr`: .*dtype float64"),
+    "indptr_object": (lambda: concomp.Graph.from_csr(np.array([0, 1, 2], dtype=object),
+                                                     np.array([1, 0])),
+                      r"`indptr`: .*dtype object"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SIZES))
+def test_bad_sizes_and_arguments_are_named(case: str) -> None:
+    call, pattern = BAD_SIZES[case]
+    with pytest.raises(InvalidGraphError, match=pattern):
+        call()
+
+
+def test_read_graph_rejects_bytes_and_directory_paths(tmp_path) -> None:
+    (tmp_path / "g.txt").write_text("0 1\n")
+    g = concomp.read_graph(os.fsencode(tmp_path / "g.txt"))  # bytes paths are paths
+    assert g.num_edges == 1
+    with pytest.raises(InvalidGraphError, match=r"`path`: .* is a directory"):
+        concomp.read_graph(tmp_path)
+
+
+# ----------------------------------------------------------------------------- item 8
+def test_msf_total_weight_is_exact_beyond_int64() -> None:
+    f = concomp.minimum_spanning_forest((np.arange(4), np.arange(1, 5),
+                                         np.full(4, 2**62, np.int64)), device="cpu")
+    assert f.total_weight == 2**64
+    g = concomp.minimum_spanning_forest((np.arange(3), np.arange(1, 4),
+                                         np.array([-2**63, -2**63, 5], np.int64)), device="cpu")
+    assert g.total_weight == -2**64 + 5
+
+
+# ----------------------------------------------------------------------------- item 9
+def test_components_ignore_weight_columns() -> None:
+    pd = pytest.importorskip("pandas")
+    nx = pytest.importorskip("networkx")
+    df = pd.DataFrame({"src": [0, 1], "dst": [1, 2], "weight": [np.nan, 1.0]})
+    assert concomp.connected_components(df, device="cpu", return_labels=False) == 1
+    G = nx.Graph()
+    G.add_edge("a", "b", weight="heavy")
+    G.add_edge("c", "d")
+    count, labels = concomp.connected_components(G, device="cpu")
+    assert count == 2 and labels.tolist() == [0, 0, 1, 1]
+    assert concomp.spanning_forest(G).num_edges == 2
+    # weights that are read still have to be numbers
+    with pytest.raises(InvalidGraphError, match=r"`weights`: .*'heavy'.*edge 0"):
+        concomp.minimum_spanning_forest(G, device="cpu")
