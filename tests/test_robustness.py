@@ -168,3 +168,127 @@ def test_components_ignore_weight_columns() -> None:
     # weights that are read still have to be numbers
     with pytest.raises(InvalidGraphError, match=r"`weights`: .*'heavy'.*edge 0"):
         concomp.minimum_spanning_forest(G, device="cpu")
+
+
+# ----------------------------------------------------------------------------- items 2, 3
+def _saved_state(tmp_path, name: str = "state.npz") -> tuple[str, dict]:
+    ic = concomp.IncrementalConnectivity(device="cpu")
+    ic.insert([0, 1, 3, 5], [1, 2, 4, 5])
+    ic.insert([2, 6], [0, 7])
+    path = str(tmp_path / name)
+    ic.save(path)
+    with np.load(path) as z:
+        fields = {k: z[k] for k in z.files}
+    return path, fields
+
+
+def _tampered(tmp_path, fields: dict, **changes) -> str:
+    out = dict(fields)
+    for k, v in changes.items():
+        if v is None:
+            out.pop(k)
+        else:
+            out[k] = v
+    path = str(tmp_path / "tampered.npz")
+    with open(path, "wb") as f:
+        np.savez(f, **out)
+    return path
+
+
+def _tampers(fields: dict) -> dict:
+    p = fields["parents"]
+    cyc = p.copy()
+    cyc[1], cyc[2] = 2, 1
+    out_of_range = p.copy()
+    out_of_range[4] = 10**9
+    neg = p.copy()
+    neg[0] = -1
+    hs = fields["hook_src"].copy()
+    hs[np.flatnonzero(fields["hook_batch"] >= 0)[0]] = 10**9
+    hb = fields["hook_batch"].copy()
+    hb[np.flatnonzero(hb >= 0)[0]] = 99
+    return {
+        "parents_out_of_range": ({"parents": out_of_range}, r"`parents`"),
+        "parents_cycle": ({"parents": cyc}, r"`parents`"),
+        "parents_negative": ({"parents": neg}, r"`parents`"),
+        "parents_float": ({"parents": p.astype(np.float64)}, r"`parents`.*float64"),
+        "parents_2d": ({"parents": p.reshape(1, -1)}, r"`parents`.*shape"),
+        "parents_short": ({"parents": p[:-1]}, r"`parents`.*length"),
+        "links_counter": ({"meta_links": np.asarray(int(fields["meta_links"]) + 5)},
+                          r"`links`"),
+        "num_nodes_counter": ({"meta_num_nodes": np.asarray(50)}, r"`num_nodes`|length"),
+        "num_batches_counter": ({"meta_num_batches": np.asarray(-3)}, r"`num_batches`"),
+        "hook_out_of_range": ({"hook_src": hs}, r"`hook_src`"),
+        "hook_batch_out_of_range": ({"hook_batch": hb}, r"`hook_batch`"),
+        "missing_array": ({"hook_dst": None}, r"`hook_dst`"),
+        "missing_version": ({"format_version": None}, r"format"),
+        "future_version": ({"format_version": np.asarray(99)}, r"format"),
+        "algorithm_string": ({"meta_algorithm": np.asarray(3.5)}, r"`algorithm`"),
+    }
+
+
+TAMPER_NAMES = sorted(_tampers({"parents": np.arange(8), "hook_src": np.arange(8),
+                                "hook_batch": np.arange(8), "meta_links": np.asarray(0)}))
+
+
+@pytest.mark.parametrize("case", TAMPER_NAMES)
+def test_load_rejects_tampered_state(case: str, tmp_path) -> None:
+    _, fields = _saved_state(tmp_path)
+    changes, pattern = _tampers(fields)[case]
+    path = _tampered(tmp_path, fields, **changes)
+    # in a child: such files once crashed (SIGSEGV) or hung the interpreter
+    out = run_isolated(EXPECT_HELPER + textwrap.dedent(f"""
+    from concomp.incremental import IncrementalConnectivity as IC
+    expect({case!r}, lambda: IC.load({path!r}, device="cpu").labels(), concomp.InvalidStateError,
+           {pattern!r})
+    """), timeout=60)
+    check_lines(out, 1)
+
+
+def test_load_rejects_files_that_are_not_states(tmp_path) -> None:
+    path, _ = _saved_state(tmp_path)
+    raw = open(path, "rb").read()
+    cases = {"truncated.npz": raw[: len(raw) // 2], "empty.npz": b"", "noise.npz": b"\x00PK" * 99,
+             "header_only.npz": raw[:30]}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+    np.save(tmp_path / "array.npy", np.arange(5))
+    cases["array.npy"] = None
+    for name in cases:
+        with pytest.raises(concomp.InvalidStateError, match=r"`path`.*" + name.replace(".", r"\.")):
+            concomp.IncrementalConnectivity.load(tmp_path / name, device="cpu")
+
+
+def test_invalid_state_error_is_a_value_error() -> None:
+    assert issubclass(concomp.InvalidStateError, ValueError)
+    assert issubclass(concomp.InvalidStateError, concomp.errors.ConcompError)
+    assert "InvalidStateError" in concomp.errors.__all__
+
+
+def test_save_writes_exactly_the_path_given(tmp_path) -> None:
+    ic = concomp.IncrementalConnectivity(device="cpu")
+    ic.insert([0, 2], [1, 3])
+    ic.save(tmp_path / "state")
+    assert sorted(os.listdir(tmp_path)) == ["state"]
+    back = concomp.IncrementalConnectivity.load(str(tmp_path / "state"))
+    assert back.num_components == 2 and back.labels().tolist() == [0, 0, 1, 1]
+
+
+def test_failed_save_keeps_the_previous_state(tmp_path, monkeypatch) -> None:
+    path, fields = _saved_state(tmp_path)
+    before = open(path, "rb").read()
+    ic = concomp.IncrementalConnectivity(device="cpu")
+    ic.insert([10, 11], [11, 12])
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        ic.save(path)
+    monkeypatch.undo()
+    assert open(path, "rb").read() == before
+    assert sorted(os.listdir(tmp_path)) == ["state.npz"]  # no temporary file left behind
+    assert concomp.IncrementalConnectivity.load(path).num_nodes == fields["parents"].shape[0]
+    ic.save(path)
+    assert concomp.IncrementalConnectivity.load(path).num_nodes == 13

@@ -46,6 +46,7 @@ from .errors import (
     DeviceUnavailableError,
     GraphFormatError,
     InvalidGraphError,
+    InvalidStateError,
     InvalidVariantError,
 )
 from .graph import Graph
@@ -83,5 +84,6 @@ __all__ = [
     "DeviceUnavailableError",
     "DeviceMemoryError",
     "GraphFormatError",
+    "InvalidStateError",
     "__version__",
 ]

@@ -15,6 +15,7 @@ __all__ = [
     "DeviceUnavailableError",
     "DeviceMemoryError",
     "GraphFormatError",
+    "InvalidStateError",
 ]
 
 
@@ -40,3 +41,8 @@ class DeviceMemoryError(ConcompError, MemoryError):
 
 class GraphFormatError(InvalidGraphError):
     """A graph file could not be parsed; the message names file, line and fix."""
+
+
+class InvalidStateError(ConcompError, ValueError):
+    """A saved state file (``IncrementalConnectivity.save``) is unreadable or inconsistent;
+    the message names the file and the field."""
