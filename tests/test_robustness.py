@@ -292,3 +292,112 @@ def test_failed_save_keeps_the_previous_state(tmp_path, monkeypatch) -> None:
     assert concomp.IncrementalConnectivity.load(path).num_nodes == fields["parents"].shape[0]
     ic.save(path)
     assert concomp.IncrementalConnectivity.load(path).num_nodes == 13
+
+
+# ----------------------------------------------------------------------------- items 4, 5, 11
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("name, text, edges", [
+    ("g.csv", b"0,1\n1,2\n", [[0, 1], [1, 2]]),
+    ("h.csv", b"source,target\n0,1\n1,2\n", [[0, 1], [1, 2]]),
+    ("g.txt", b"# Nodes: 4\n0 1\n1 2\n", [[0, 1], [1, 2]]),
+    ("p.txt", b"0 1\n1 2\n", [[0, 1], [1, 2]]),
+    ("g.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n",
+     [[0, 1], [1, 2]]),
+    ("g.gr", b"p sp 3 2\na 1 2 1\na 2 3 1\n", [[0, 1], [1, 2]]),
+    ("t.gr", b"p tw 3 2\n1 2\n2 3\n", [[0, 1], [1, 2]]),
+    ("g.graph", b"3 2\n2\n1 3\n2\n", [[0, 1, 1, 2], [1, 0, 2, 1]]),
+])
+def test_utf8_bom_is_skipped_in_every_text_format(tmp_path, name, text, edges) -> None:
+    path = tmp_path / name
+    path.write_bytes(BOM + text)
+    g = concomp.read_graph(path)
+    assert [a.tolist() for a in g.coo()] == edges
+    gz = tmp_path / (name + ".gz")
+    import gzip
+
+    gz.write_bytes(gzip.compress(BOM + text))
+    assert [a.tolist() for a in concomp.read_graph(gz).coo()] == edges
+
+
+def _edge_text(m: int) -> bytes:
+    return b"".join(b"%d %d\n" % (i, (7 * i + 3) % m) for i in range(m))
+
+
+@pytest.mark.parametrize("kind", ["gzip", "xz", "bz2"])
+def test_truncated_and_corrupt_compressed_files(tmp_path, kind) -> None:
+    import bz2
+    import gzip
+    import lzma
+
+    packed = {"gzip": gzip.compress, "xz": lzma.compress, "bz2": bz2.compress}[kind](
+        _edge_text(30000))
+    suffix = {"gzip": ".gz", "xz": ".xz", "bz2": ".bz2"}[kind]
+    cut = tmp_path / ("cut.txt" + suffix)
+    cut.write_bytes(packed[: len(packed) * 2 // 3])
+    with pytest.raises(GraphFormatError, match=r"cut\.txt.*(truncated|corrupt).*byte.*Fix"):
+        concomp.read_graph(cut)
+    flipped = bytearray(packed)
+    for i in range(len(flipped) // 3, len(flipped) // 3 + 8):
+        flipped[i] ^= 0x5A
+    bad = tmp_path / ("bad.txt" + suffix)
+    bad.write_bytes(bytes(flipped))
+    with pytest.raises(GraphFormatError, match=r"bad\.txt.*Fix"):
+        concomp.read_graph(bad)
+
+
+def test_matrix_market_size_beyond_int64(tmp_path) -> None:
+    path = tmp_path / "big.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate pattern general\n"
+                    "12345678901234567890123 12345678901234567890123 1\n1 2\n")
+    with pytest.raises(GraphFormatError, match=r"big\.mtx, line 2: .*12345678901234567890123"):
+        concomp.read_graph(path)
+
+
+def test_tampered_npz_graphs(tmp_path) -> None:
+    good = tmp_path / "g.npz"
+    concomp.write_graph((np.array([0, 1, 2]), np.array([1, 2, 0])), good)
+    with np.load(good) as z:
+        fields = {k: z[k] for k in z.files}
+    tampers = {
+        "edge_ids": fields["edge_ids"] + 7,
+        "indices": fields["indices"] + 100,
+        "indptr": fields["indptr"][::-1].copy(),
+        "shape": np.array([2, 2]),
+    }
+    for key, value in tampers.items():
+        path = tmp_path / f"t_{key}.npz"
+        np.savez(path, **{**fields, key: value})
+        with pytest.raises(GraphFormatError, match=rf"t_{key}\.npz.*Fix"):
+            concomp.read_graph(path)
+
+
+def test_text_files_parse_in_blocks(tmp_path, monkeypatch) -> None:
+    import gzip
+
+    from concomp.io import _parse
+
+    rng = np.random.default_rng(3)
+    m = 5000
+    src, dst = rng.integers(0, 900, m), rng.integers(0, 900, m)
+    w = rng.random(m).round(3)
+    lines = [f"{a}\t{b}\t{c}" for a, b, c in zip(src, dst, w)]
+    lines.insert(2500, "# a comment in the middle")
+    body = ("# Nodes: 1000\n" + "\n".join(lines) + "\n").encode()
+    path = tmp_path / "g.txt.gz"
+    path.write_bytes(gzip.compress(body))
+    whole = concomp.read_graph(path)
+    monkeypatch.setattr(_parse, "BLOCK_BYTES", 1000)  # hundreds of blocks, cuts mid-line
+    blocks = concomp.read_graph(path)
+    assert blocks.num_nodes == whole.num_nodes == 1000
+    for a, b in zip(blocks.coo(), whole.coo()):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(blocks.weights, w)
+    # errors in a later block still name the file's own line number
+    bad = body.replace(b"\n", b"\n1 x 2\n", 4001)
+    bad = bad[:bad.rindex(b"\n1 x 2\n")] + b"\n1 x 2\n" + bad[bad.rindex(b"\n1 x 2\n") + 7:]
+    lineno = bad[:bad.index(b"\n1 x 2\n") + 1].count(b"\n") + 1
+    (tmp_path / "bad.txt").write_bytes(bad)
+    with pytest.raises(GraphFormatError, match=rf"bad\.txt, line {lineno}: "):
+        concomp.read_graph(tmp_path / "bad.txt")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._files import pyarrow_or_raise
-from ._parse import line_of, raise_at, scan_edges, scan_metis
+from ._parse import line_of, raise_at, scan_body, scan_metis
 from ..errors import GraphFormatError
 
 
@@ -81,8 +81,8 @@ def _max_id(src, dst) -> int:
     return int(max(src.max(), dst.max())) if src.shape[0] else -1
 
 
-def _read_edge_list(data: bytes, opt, csv: bool):
-    buf = np.frombuffer(data, np.uint8)
+def _read_edge_list(text, opt, csv: bool):
+    data = text.head
     comment = b"#%" if opt.comment is None else opt.comment
     start, end, first = _data_line(data, 0, comment)
     header = opt.header
@@ -93,7 +93,7 @@ def _read_edge_list(data: bytes, opt, csv: bool):
     base = 1 if opt.one_based else 0
     what = ("at least 2 numeric columns (u,v[,weight,...])" if csv
             else "2 or 3 numbers (u v [weight])")
-    src, dst, w = scan_edges(buf, start, opt.name, comment=comment, min_id=base,
+    src, dst, w = scan_body(text, start, opt.name, comment=comment, min_id=base,
                              max_cols=1 << 30 if csv else 3, delim=opt.delimiter, what=what)
     if base:
         src -= 1
@@ -131,20 +131,21 @@ def _snap_comments(data: bytes, comment: bytes) -> tuple[int, bool, int]:
     return int(found.group(1)), directed, starts[line]
 
 
-def _read_snap(data: bytes, opt):
-    return _read_edge_list(data, opt, csv=False)
+def _read_snap(text, opt):
+    return _read_edge_list(text, opt, csv=False)
 
 
-def _read_csv(data: bytes, opt):
-    return _read_edge_list(data, opt, csv=True)
+def _read_csv(text, opt):
+    return _read_edge_list(text, opt, csv=True)
 
 
-def _read_mtx(data: bytes, opt):
+def _read_mtx(text, opt):
+    data = text.head
     buf = np.frombuffer(data, np.uint8)
     name = opt.name
     fix = "use a 'coordinate' matrix with field pattern/real/integer"
     if not data[:4096].lstrip().startswith(b"%%MatrixMarket"):
-        return _read_mtx_body(data, buf, opt)
+        return _read_mtx_body(text, opt)
     bstart = data.find(b"%%MatrixMarket")
     bend = data.find(b"\n", bstart)
     bend = len(data) if bend < 0 else bend
@@ -164,7 +165,7 @@ def _read_mtx(data: bytes, opt):
         raise_at(name, buf, start, f"a square matrix (an adjacency matrix), not {rows} x {cols}",
                  "store the graph's n x n adjacency matrix")
     pattern = field == b"pattern"
-    src, dst, w = scan_edges(buf, end + 1, name, comment=b"%", min_id=1, max_id=rows,
+    src, dst, w = scan_body(text, end + 1, name, comment=b"%", min_id=1, max_id=rows,
                              ncols=2 if pattern else 3, what="'i j'" if pattern else "'i j value'")
     if src.shape[0] != nnz:
         raise GraphFormatError(f"{name}: the size line declares {nnz} entries but the file "
@@ -177,9 +178,10 @@ def _read_mtx(data: bytes, opt):
     return _finish(opt, src, dst, w, rows, symmetry == b"general")
 
 
-def _read_mtx_body(data: bytes, buf: np.ndarray, opt):
+def _read_mtx_body(text, opt):
     # banner-less body (the DIMACS10 copies in some repositories): a 3-number first line
     # followed by 2-number lines is the size line, otherwise every line is an entry
+    data = text.head
     start, end, first = _data_line(data, 0, b"%")
     _, _, second = _data_line(data, end + 1, b"%")
     declared = None
@@ -187,7 +189,7 @@ def _read_mtx_body(data: bytes, buf: np.ndarray, opt):
         declared = _ints(first, 3, opt.name, data, start, "a size line", "fix it")[0]
         _declared(declared, opt, data, start, "vertices")
         start = end + 1
-    src, dst, w = scan_edges(buf, start, opt.name, comment=b"%", min_id=1,
+    src, dst, w = scan_body(text, start, opt.name, comment=b"%", min_id=1,
                              max_id=declared or 2**62, what="'i j [value]' (1-based)")
     src -= 1
     dst -= 1
@@ -196,7 +198,8 @@ def _read_mtx_body(data: bytes, buf: np.ndarray, opt):
     return _finish(opt, src, dst, w, n, not triangle)
 
 
-def _read_p_format(data: bytes, opt, pace: bool):
+def _read_p_format(text, opt, pace: bool):
+    data = text.head
     buf = np.frombuffer(data, np.uint8)
     name = opt.name
     start, end, line = _data_line(data, 0, b"c")
@@ -211,7 +214,7 @@ def _read_p_format(data: bytes, opt, pace: bool):
     _declared(m, opt, data, start, "edges", per_item=16)
     prefix = "" if pace else ("a" if toks[1] == b"sp" else "e")
     what = "'u v' with 1-based ids" if pace else f"'{prefix} u v [w]' with 1-based ids"
-    src, dst, w = scan_edges(buf, end + 1, name, comment=b"c", prefix=prefix, min_id=1,
+    src, dst, w = scan_body(text, end + 1, name, comment=b"c", prefix=prefix, min_id=1,
                              max_id=nv, ncols=2 if pace else 0, what=what)
     if src.shape[0] != m:
         lineno, _ = line_of(buf, start)
@@ -223,12 +226,12 @@ def _read_p_format(data: bytes, opt, pace: bool):
     return _finish(opt, src, dst, w, nv, not pace and prefix == "a")
 
 
-def _read_dimacs(data: bytes, opt):
-    return _read_p_format(data, opt, pace=False)
+def _read_dimacs(text, opt):
+    return _read_p_format(text, opt, pace=False)
 
 
-def _read_pace(data: bytes, opt):
-    return _read_p_format(data, opt, pace=True)
+def _read_pace(text, opt):
+    return _read_p_format(text, opt, pace=True)
 
 
 def _read_metis(data: bytes, opt):
@@ -270,6 +273,22 @@ def _is_symmetric(indptr: np.ndarray, indices: np.ndarray) -> bool:
 
 
 def _read_npz(data: bytes, opt):
+    from ..errors import InvalidGraphError
+
+    try:
+        return _read_npz_checked(data, opt)
+    except GraphFormatError:
+        raise
+    except InvalidGraphError as exc:  # the stored arrays fail the graph checks
+        raise GraphFormatError(f"{opt.name}: the stored arrays are not a valid graph: {exc}") \
+            from exc
+    except (ValueError, TypeError, IndexError, OverflowError) as exc:  # odd shapes or dtypes
+        raise GraphFormatError(f"{opt.name}: the stored arrays do not form a graph "
+                               f"({type(exc).__name__}: {exc}). Fix: write the file with "
+                               "concomp.write_graph or scipy.sparse.save_npz.") from exc
+
+
+def _read_npz_checked(data: bytes, opt):
     import io
 
     from .._validate import csr_to_graph
@@ -279,31 +298,61 @@ def _read_npz(data: bytes, opt):
     except Exception as exc:  # zipfile and numpy raise several unrelated types
         raise GraphFormatError(f"{opt.name}: not a readable .npz archive ({exc}). Fix: write it "
                                "with numpy.savez or scipy.sparse.save_npz.") from exc
-    with z:
-        keys = set(z.files)
-        fmt = z["format"].item() if "format" in keys else "csr"
-        fmt = fmt.decode() if isinstance(fmt, bytes) else str(fmt)
-        if fmt != "csr":
-            import scipy.sparse as sp
+    try:
+        with z:
+            fields = {k: z[k] for k in z.files}
+    except Exception as exc:  # a damaged member shows only when it is read
+        raise GraphFormatError(f"{opt.name}: a damaged .npz archive ({type(exc).__name__}: "
+                               f"{exc}). Fix: write the file again.") from exc
+    for key, arr in fields.items():
+        if arr.dtype.kind not in "iufbUS":
+            raise GraphFormatError(f"{opt.name}: array {key!r} has dtype {arr.dtype}. Fix: store "
+                                   "numeric arrays (numpy.savez or scipy.sparse.save_npz).")
+    z = fields
+    keys = set(z)
+    fmt = z["format"].item() if "format" in keys else "csr"
+    fmt = fmt.decode() if isinstance(fmt, bytes) else str(fmt)
+    if fmt != "csr":
+        import scipy.sparse as sp
 
+        try:
             A = sp.load_npz(io.BytesIO(data)).tocsr()
-            indptr, indices, vals, shape = A.indptr, A.indices, A.data, A.shape
-        elif not {"indptr", "indices"} <= keys:
-            raise GraphFormatError(f"{opt.name}: the archive holds {sorted(keys)}, not the CSR "
-                                   "arrays 'indptr' and 'indices'. Fix: save a CSR matrix.")
-        else:
-            indptr, indices = z["indptr"], z["indices"]
-            vals = z["data"] if "data" in keys else None
-            shape = tuple(z["shape"].tolist()) if "shape" in keys else None
-        weighted = bool(z["weighted"]) if "weighted" in keys else vals is not None
-        directed = bool(z["directed"]) if "directed" in keys else True
-        eid = z["edge_ids"] if "edge_ids" in keys else None
+        except Exception as exc:  # SciPy raises several unrelated types
+            raise GraphFormatError(f"{opt.name}: not a readable sparse matrix archive "
+                                   f"({type(exc).__name__}: {exc}). Fix: write it with "
+                                   "scipy.sparse.save_npz.") from exc
+        indptr, indices, vals, shape = A.indptr, A.indices, A.data, A.shape
+    elif not {"indptr", "indices"} <= keys:
+        raise GraphFormatError(f"{opt.name}: the archive holds {sorted(keys)}, not the CSR "
+                               "arrays 'indptr' and 'indices'. Fix: save a CSR matrix.")
+    else:
+        indptr, indices = z["indptr"], z["indices"]
+        vals = z["data"] if "data" in keys else None
+        shape = tuple(z["shape"].tolist()) if "shape" in keys else None
+        if shape is not None and (len(shape) != 2 or not all(
+                isinstance(x, int) and x >= 0 for x in shape)):
+            raise GraphFormatError(f"{opt.name}: 'shape' is {shape}, not two counts. Fix: "
+                                   "store the matrix shape (n, n).")
+    weighted = bool(z["weighted"]) if "weighted" in keys else vals is not None
+    directed = bool(z["directed"]) if "directed" in keys else True
+    eid = z["edge_ids"] if "edge_ids" in keys else None
     if shape is not None and shape[0] != shape[1]:
         raise GraphFormatError(f"{opt.name}: matrix shape {shape} is not square. Fix: store the "
                                "n x n adjacency matrix.")
     n = shape[0] if shape is not None else indptr.shape[0] - 1
     w = vals if weighted else None
     if eid is not None:  # written by concomp: restore the original edge order
+        csr_to_graph(indptr, indices, n)  # the CSR itself must hold before it is indexed
+        m = indices.shape[0]
+        if eid.ndim != 1 or eid.shape[0] != m or eid.dtype.kind not in "iu" or (m and (
+                int(eid.min()) < 0 or int(eid.max()) >= m or
+                np.bincount(eid, minlength=m).max() != 1)):
+            raise GraphFormatError(f"{opt.name}: 'edge_ids' is not a permutation of 0 .. {m - 1}"
+                                   " (one id per stored entry). Fix: write the file again with "
+                                   "concomp.write_graph, or drop 'edge_ids'.")
+        if vals is not None and vals.shape != indices.shape:
+            raise GraphFormatError(f"{opt.name}: 'data' has shape {vals.shape}, 'indices' "
+                                   f"{indices.shape}. Fix: store one value per entry.")
         rows = np.repeat(np.arange(n, dtype=indices.dtype), np.diff(indptr))
         src, dst = np.empty_like(rows), np.empty_like(indices)
         src[eid], dst[eid] = rows, indices
@@ -341,5 +390,8 @@ def _read_parquet(data: bytes, opt):
     return _finish(opt, src, dst, w, n, directed)
 
 
+#: Formats whose readers take a :class:`~concomp.io._parse.Text` (parsed in blocks);
+#: the others take the whole decompressed file as bytes.
+TEXT_FORMATS = ("snap", "csv", "mtx", "dimacs", "pace")
 READERS = {"snap": _read_snap, "csv": _read_csv, "mtx": _read_mtx, "dimacs": _read_dimacs,
            "pace": _read_pace, "metis": _read_metis, "npz": _read_npz, "parquet": _read_parquet}
