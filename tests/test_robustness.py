@@ -401,3 +401,51 @@ def test_text_files_parse_in_blocks(tmp_path, monkeypatch) -> None:
     (tmp_path / "bad.txt").write_bytes(bad)
     with pytest.raises(GraphFormatError, match=rf"bad\.txt, line {lineno}: "):
         concomp.read_graph(tmp_path / "bad.txt")
+
+
+# ----------------------------------------------------------------------------- item 7
+CONCURRENT = """
+import threading, numpy as np, numba, concomp
+from concomp.generators import rmat
+g = rmat(12, 8, seed=3)
+src, dst = (np.asarray(a) for a in g.coo())
+w = np.arange(src.shape[0], dtype=np.float64) % 17
+def job():
+    return (concomp.connected_components((src, dst), device="cpu")[1],
+            concomp.connected_components(g, device="cpu", algorithm="afforest")[1],
+            concomp.spanning_forest((src, dst), device="cpu").edge_ids,
+            concomp.minimum_spanning_forest((src, dst, w), device="cpu",
+                                            algorithm="boruvka").edge_ids,
+            concomp.stream_components([(src, dst)], device="cpu")[1],
+            np.asarray(rmat(10, 4, seed=5).coo()[0]))
+want = job()
+got, errors = [], []
+def worker():
+    try:
+        for _ in range(3):
+            got.append(job())
+    except BaseException as e:
+        errors.append(repr(e))
+threads = [threading.Thread(target=worker) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+assert not errors, errors
+assert len(got) == 24
+for res in got:
+    for a, b in zip(res, want):
+        np.testing.assert_array_equal(a, b)
+print("LAYER", numba.threading_layer())
+"""
+
+
+@pytest.mark.parametrize("layer", [None, "workqueue"])
+def test_concurrent_calls_from_eight_threads(layer) -> None:
+    env_code = "" if layer is None else f"import os; os.environ['NUMBA_THREADING_LAYER'] = {layer!r}\n"
+    out = run_isolated(env_code + CONCURRENT, timeout=300)
+    used = out.split("LAYER")[-1].strip()
+    if layer is not None:
+        assert used == layer
+    else:  # what this installation loads by itself (omp or tbb here; workqueue elsewhere)
+        assert used in ("omp", "tbb", "workqueue")

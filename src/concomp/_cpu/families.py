@@ -11,6 +11,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ._threads import serialized
+
 from ..errors import InvalidVariantError
 from ..graph import Graph
 from ..variants import Finish, Sampling, Variant
@@ -52,6 +54,7 @@ def _rem_unite_cas(p, x, y):
             rx = prx
 
 
+@serialized
 @nb.njit(cache=True, parallel=True)
 def _rem_cas_edges(p, src, dst):
     for i in nb.prange(src.shape[0]):

@@ -18,6 +18,8 @@ from collections.abc import Callable
 import numba as nb
 import numpy as np
 
+from ._threads import serialized
+
 from ..variants import Finish, Variant
 from .components import _coo_union
 from .unionfind import MODE_OF, flatten
@@ -37,6 +39,7 @@ RangeCheck = Callable[[int, int], None]
 # Both kernels work on zero-based views of one block and keep min/max in the input
 # type: with that, LLVM vectorises the loop (about 10x faster than indexing the
 # whole arrays at ``offset + i``, whose possibly negative index defeats it).
+@serialized
 @nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
 def _stage(src, dst, out_src, out_dst, offset):
     m = src.shape[0]
@@ -64,6 +67,7 @@ def _stage(src, dst, out_src, out_dst, offset):
     return los.min(), his.max()
 
 
+@serialized
 @nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
 def _range(src, dst):
     m = src.shape[0]
@@ -87,6 +91,7 @@ def _range(src, dst):
     return los.min(), his.max()
 
 
+@serialized
 @nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
 def _copy(src, out):
     m = src.shape[0]

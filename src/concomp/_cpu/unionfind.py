@@ -14,6 +14,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ._threads import serialized
+
 NAIVE, SPLIT, HALVE, COMPRESS, SPLICE = 0, 1, 2, 3, 4
 MODE_OF = {"naive": NAIVE, "split": SPLIT, "halve": HALVE, "compress": COMPRESS,
            "splice": SPLICE}
@@ -92,6 +94,7 @@ def rem_union(p, x, y, mode):
     return -1
 
 
+@serialized
 @nb.njit(cache=True, parallel=True)
 def flatten(p):
     """Point every vertex at its root. Benign races: writes only move pointers to ancestors."""
