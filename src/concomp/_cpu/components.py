@@ -102,6 +102,41 @@ def _csr_finish(p, indptr, indices, k, mode, rem, lmax):
                 union(p, v, indices[j], mode)
 
 
+@nb.njit(cache=True)
+def _csr_finish_any(p, indptr, indices, k, mode, rem, lmax):
+    """:func:`_csr_finish` for a CSR that need not be symmetric (each stored entry an edge).
+
+    An entry is skipped only when both endpoints sit in the most frequent component
+    (their parents are its root): the reverse entry that the symmetric finish relies
+    on may be absent. Weak components need nothing more, so a caller's CSR is used
+    as it is, never symmetrised into a second copy.
+    """
+    for v in range(indptr.shape[0] - 1):
+        inside = p[v] == lmax
+        for j in range(indptr[v] + k, indptr[v + 1]):
+            w = indices[j]
+            if inside and p[w] == lmax:
+                continue
+            if rem:
+                rem_union(p, v, w, mode)
+            else:
+                union(p, v, w, mode)
+
+
+def union_csr(graph: Graph) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(indptr, indices, symmetric)``: the CSR that union-find runs over.
+
+    A graph built from CSR arrays is used as given (its transpose is not needed for
+    weak connectivity, and a symmetrised copy of a large matrix costs 4x its memory);
+    an edge list gets its symmetric CSR, which sampling needs in any case.
+    """
+    if graph.symmetric or graph._ucsr is not None or graph._indptr is None:
+        indptr, indices, _ = graph.undirected_csr()
+        return indptr, indices, True
+    indptr, indices, _ = graph.csr()
+    return indptr, indices, False
+
+
 def _most_frequent_root(p: np.ndarray, seed: int = 0) -> int:
     n = p.shape[0]
     if n == 0:
@@ -134,16 +169,17 @@ def component_roots(graph: Graph, variant: Variant) -> np.ndarray:
             src, dst = graph.coo()
             _coo_union(p, src, dst, mode, rem)
         else:
-            indptr, indices, _ = graph.undirected_csr()
+            indptr, indices, _ = union_csr(graph)
             _csr_finish(p, indptr, indices, 0, mode, rem, -1)
         flatten(p)
         return p
-    indptr, indices, _ = graph.undirected_csr()
+    indptr, indices, symmetric = union_csr(graph)
     k = sample(p, indptr, indices, variant, mode, rem)
     flatten(p)
     lmax = _most_frequent_root(p)
     if variant.layout == Layout.CSR:
-        _csr_finish(p, indptr, indices, k, mode, rem, lmax)
+        finish = _csr_finish if symmetric else _csr_finish_any
+        finish(p, indptr, indices, k, mode, rem, lmax)
     else:
         src, dst = graph.coo()
         _coo_union_skip(p, src, dst, mode, rem, lmax)

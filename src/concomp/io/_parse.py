@@ -56,7 +56,7 @@ __all__ = ["finish_weights", "format_adjacency", "format_edges", "line_of", "rai
 
 #: Decompressed bytes parsed per block: large enough that the per-block threads pay,
 #: small next to the arrays of any file worth streaming.
-BLOCK_BYTES = 1 << 26
+BLOCK_BYTES = 1 << 24
 #: Bytes read before parsing starts: headers, format sniffing, the first data lines.
 HEAD_BYTES = 1 << 22
 
@@ -185,14 +185,17 @@ def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
 
     Blocks are cut after their last newline (the rest is carried over), so every
     block holds whole lines; the first block's column count binds the later ones,
-    and errors name the line within the whole file. Peak memory is the arrays
-    produced (twice, while the blocks' pieces are joined) plus two blocks.
+    and errors name the line within the whole file. Each block's edges are appended
+    to output arrays that grow geometrically in place (``ndarray.resize``, a
+    ``realloc``: large blocks are remapped, not copied, and pages never written cost
+    nothing), so peak memory is the arrays produced plus a few blocks.
     """
     from .._validate import check_count
 
     carry = text.head[start:]
     line_base = text.head.count(b"\n", 0, start)
-    parts, total, done, last = [], 0, False, None
+    out: list = []  # src, dst[, weights], grown in place
+    total, done, last = 0, False, None
     while not done:
         more = text.src.read(BLOCK_BYTES)
         if more:
@@ -202,27 +205,45 @@ def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
                 carry = data
                 continue
             block, carry = data[:cut], data[cut:]
+            del data
         else:
             block, done = carry, True
         buf = np.frombuffer(block, np.uint8)
-        src, dst, w = last = scan_edges(buf, 0, name, ncols=ncols, line_base=line_base, **kw)
-        if src.shape[0]:
-            ncols = ncols or (3 if w is not None else 2)
-            parts.append((src, dst, w))
-            total += src.shape[0]
-            # a decompression bomb of valid lines stops here, not in the kernel
-            check_count(total, "", what="edges", per_item=16, where=name,
+        last = scan_edges(buf, 0, name, ncols=ncols, line_base=line_base, **kw)
+        k = last[0].shape[0]
+        if k:
+            ncols = ncols or (3 if last[2] is not None else 2)
+            got = last[:2] if ncols == 2 else last
+            # a decompression bomb of valid lines stops here, before memory runs out
+            check_count(total + k, "", what="edges", per_item=16, where=name,
                         cause="the file holds at least", fix="split the file, or read it "
                         "with concomp.stream_components")
+            out = _append(out, got, total)
+            total += k
         line_base += int(_count_newlines(buf, 0, buf.shape[0]))
-    if not parts:
+    if not out:
         return last
-    if len(parts) == 1:
-        return parts[0]
-    src = np.concatenate([p[0] for p in parts])
-    dst = np.concatenate([p[1] for p in parts])
-    w = np.concatenate([p[2] for p in parts]) if ncols == 3 else None
-    return src, dst, w
+    for a in out:
+        a.resize((total,), refcheck=False)
+    return out[0], out[1], (out[2] if ncols == 3 else None)
+
+
+def _append(out: list, got, total: int) -> list:
+    """Copy one block's arrays after the first ``total`` entries of ``out``."""
+    k = got[0].shape[0]
+    if not out:
+        out = [np.empty(max(2 * k, 1 << 16), a.dtype) for a in got]
+    for i, a in enumerate(got):
+        if a.dtype != out[i].dtype:  # int32 ids meeting int64, int weights meeting floats
+            wider = np.promote_types(a.dtype, out[i].dtype)
+            if wider != out[i].dtype:
+                grown = np.empty(out[i].shape[0], wider)
+                grown[:total] = out[i][:total]
+                out[i] = grown
+        if total + k > out[i].shape[0]:
+            out[i].resize((max(2 * out[i].shape[0], total + k),), refcheck=False)
+        out[i][total:total + k] = a
+    return out
 
 
 _INT32_MAX = int(np.iinfo(np.int32).max)
