@@ -449,3 +449,57 @@ def test_concurrent_calls_from_eight_threads(layer) -> None:
         assert used == layer
     else:  # what this installation loads by itself (omp or tbb here; workqueue elsewhere)
         assert used in ("omp", "tbb", "workqueue")
+
+
+# ----------------------------------------------------------------------------- item 6
+def _one_way_csr(seed: int):
+    """A CSR holding each edge in one direction only, with a dense giant component, so
+    that k-out sampling finds the giant and the finish must see edges into it from
+    rows inside it."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    n = 3000
+    u = rng.integers(0, 2000, 40000)
+    v = rng.integers(0, 2000, 40000)
+    extra_u = np.arange(2000, 2900)  # small side pieces: edges stored only in giant rows
+    extra_v = rng.integers(0, 2000, 900)
+    keep = rng.random(900) < 0.5
+    src = np.concatenate([u, extra_v[keep], np.arange(2900, 2950)])
+    dst = np.concatenate([v, extra_u[keep], np.arange(2901, 2951)])
+    return sp.csr_array((np.ones(src.shape[0]), (src, dst)), shape=(n, n))
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "afforest", "kout-async-halve-csr",
+                                       "koutl-async-halve-csr", "none-async-halve-csr"])
+def test_weak_components_of_a_one_way_csr_without_symmetrising(algorithm) -> None:
+    from scipy.sparse.csgraph import connected_components as scipy_cc
+
+    A = _one_way_csr(4)
+    want = scipy_cc(A, directed=True, connection="weak")
+    g = concomp.as_graph(A)
+    count, labels = concomp.connected_components(g, device="cpu", algorithm=algorithm)
+    assert count == want[0]
+    np.testing.assert_array_equal(labels, want[1])
+    assert g._ucsr is None  # no symmetrised second copy was built
+
+
+def test_csgraph_weak_components_skip_scipys_float64_copy(monkeypatch) -> None:
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components as scipy_cc
+
+    from concomp import csgraph
+
+    A = _one_way_csr(5)
+    want = scipy_cc(A, directed=False)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("validate_graph copies the values to float64")
+
+    monkeypatch.setattr(csgraph, "_host_csr", refuse)
+    for M in (A, sp.csc_array(A), sp.coo_array(A), sp.csr_matrix(A)):
+        count, labels = csgraph.connected_components(M, directed=False)
+        assert count == want[0] and labels.dtype == np.int32
+        np.testing.assert_array_equal(labels, want[1])
+    with pytest.raises(ValueError, match=r"must be shape \(N, N\)"):
+        csgraph.connected_components(sp.csr_array((2, 3)), directed=False)
