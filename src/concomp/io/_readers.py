@@ -371,8 +371,10 @@ def _read_parquet(data: bytes, opt):
     pa, pq = pyarrow_or_raise()
     try:
         table = pq.read_table(pa.BufferReader(data))
-    except pa.ArrowException as exc:
-        raise GraphFormatError(f"{opt.name}: not a readable Parquet file ({exc}).") from exc
+    except (pa.ArrowException, OSError, ValueError) as exc:  # Arrow reports damage as OSError
+        raise GraphFormatError(f"{opt.name}: not a readable Parquet file ({type(exc).__name__}: "
+                               f"{exc}). Fix: write it again (pyarrow.parquet.write_table or "
+                               "concomp.write_graph).") from exc
     cols = table.column_names
     if len(cols) < 2:
         raise GraphFormatError(f"{opt.name}: Parquet columns {cols}: need src and dst columns. "
