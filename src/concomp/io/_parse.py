@@ -186,9 +186,8 @@ def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
     Blocks are cut after their last newline (the rest is carried over), so every
     block holds whole lines; the first block's column count binds the later ones,
     and errors name the line within the whole file. Each block's edges are appended
-    to output arrays that grow geometrically in place (``ndarray.resize``, a
-    ``realloc``: large blocks are remapped, not copied, and pages never written cost
-    nothing), so peak memory is the arrays produced plus a few blocks.
+    to output arrays reserved up front (see :func:`_append`), so peak memory is the
+    arrays produced plus a few blocks.
     """
     from .._validate import check_count
 
@@ -204,11 +203,11 @@ def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
             if cut == 0:  # a line longer than a block: read on
                 carry = data
                 continue
-            block, carry = data[:cut], data[cut:]
-            del data
+            block, carry = memoryview(data)[:cut], data[cut:]  # the block is a view
         else:
             block, done = carry, True
         buf = np.frombuffer(block, np.uint8)
+        del block, more
         last = scan_edges(buf, 0, name, ncols=ncols, line_base=line_base, **kw)
         k = last[0].shape[0]
         if k:
@@ -229,21 +228,32 @@ def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
 
 
 def _append(out: list, got, total: int) -> list:
-    """Copy one block's arrays after the first ``total`` entries of ``out``."""
+    """Copy one block's arrays after the first ``total`` entries of ``out``.
+
+    The output arrays are reserved large up front (:func:`_reserve`) and never
+    written beyond what the file holds: pages never written are never resident, and
+    the final ``resize`` only shrinks (``realloc`` remaps in place). Growing with
+    ``resize`` instead would zero-fill, and growing by copying would hold two copies.
+    """
     k = got[0].shape[0]
     if not out:
-        out = [np.empty(max(2 * k, 1 << 16), a.dtype) for a in got]
+        out = [np.empty(max(_reserve(a.dtype), 2 * k), a.dtype) for a in got]
     for i, a in enumerate(got):
-        if a.dtype != out[i].dtype:  # int32 ids meeting int64, int weights meeting floats
-            wider = np.promote_types(a.dtype, out[i].dtype)
-            if wider != out[i].dtype:
-                grown = np.empty(out[i].shape[0], wider)
-                grown[:total] = out[i][:total]
-                out[i] = grown
-        if total + k > out[i].shape[0]:
-            out[i].resize((max(2 * out[i].shape[0], total + k),), refcheck=False)
+        wider = np.promote_types(a.dtype, out[i].dtype)  # int32 ids meeting int64, ints floats
+        if wider != out[i].dtype or total + k > out[i].shape[0]:
+            grown = np.empty(max(2 * out[i].shape[0], total + k), wider)
+            grown[:total] = out[i][:total]
+            out[i] = grown
         out[i][total:total + k] = a
     return out
+
+
+def _reserve(dtype: np.dtype) -> int:
+    """Entries to reserve per output array: 1/32 of this machine's memory, reserved but
+    not touched (so not resident; Linux commits pages when first written)."""
+    from .._validate import host_memory
+
+    return max(1 << 16, host_memory() // 32 // np.dtype(dtype).itemsize)
 
 
 _INT32_MAX = int(np.iinfo(np.int32).max)
