@@ -210,6 +210,8 @@ def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
         del block, more
         last = scan_edges(buf, 0, name, ncols=ncols, line_base=line_base, **kw)
         k = last[0].shape[0]
+        if k and done and not out:  # the whole body in one block: nothing to append to
+            return last
         if k:
             ncols = ncols or (3 if last[2] is not None else 2)
             got = last[:2] if ncols == 2 else last
@@ -237,7 +239,10 @@ def _append(out: list, got, total: int) -> list:
     """
     k = got[0].shape[0]
     if not out:
-        out = [np.empty(max(_reserve(a.dtype), 2 * k), a.dtype) for a in got]
+        try:
+            out = [np.empty(max(_reserve(a.dtype), 2 * k), a.dtype) for a in got]
+        except MemoryError:  # strict overcommit refuses even untouched reservations
+            out = [np.empty(2 * k, a.dtype) for a in got]
     for i, a in enumerate(got):
         wider = np.promote_types(a.dtype, out[i].dtype)  # int32 ids meeting int64, ints floats
         if wider != out[i].dtype or total + k > out[i].shape[0]:
