@@ -229,3 +229,19 @@ def test_bench_rejects_unknown_graph(capsys):
     assert main(["bench", "--quick", "--graphs", "nope"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--graphs" in err[0] and "nope" in err[0]
+
+
+@needs_io
+def test_corrupt_gzip_is_one_line_and_exit_2(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import gzip
+
+    body = gzip.compress(b"".join(b"%d %d\n" % (i, i + 1) for i in range(20000)))
+    bad = bytearray(body)
+    bad[12] ^= 0xFF  # a flipped byte in the first deflate block header: zlib.error
+    path = tmp_path / "bad.txt.gz"
+    path.write_bytes(bytes(bad))
+    assert main(["cc", str(path)]) == 2
+    captured = capsys.readouterr()
+    line = _one_error_line(captured.err)
+    assert "bad.txt.gz" in line and "Traceback" not in captured.err

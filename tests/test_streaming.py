@@ -250,7 +250,7 @@ def test_cpu_int64_ids_labels_and_count_only():
     ([(np.arange(3), np.arange(2))], "chunk 0", "differ in length"),
     ([(np.arange(4), np.arange(4)), np.zeros((3, 5), int)], "chunk 1", "cannot read edges"),
     ([np.arange(4)], "chunk 0", "cannot read edges"),
-    ([(np.array([2**63 + 1], np.uint64), np.array([0], np.uint64))], "chunk 0", "exceed int64"),
+    ([(np.array([2**63 + 1], np.uint64), np.array([0], np.uint64))], "chunk 0", "vertex id 9223372036854775809 at position 0 is too large"),
     (7, "argument `chunks`", "neither a chunk nor an iterable"),
 ])
 def test_cpu_validation_names_chunk_and_position(chunks, where, what):

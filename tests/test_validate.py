@@ -73,7 +73,7 @@ BAD_INPUTS = {
         r"`indices`: vertex id -1 at position 0 is negative"),
     "uint64_overflow": (lambda: as_graph((a([0, 2**64 - 1], dtype=np.uint64),
                                           a([1, 2], dtype=np.uint64))),
-                        r"`src`: ids exceed int64"),
+                        r"`src`: vertex id 18446744073709551615 at position 1 is too large"),
 }
 
 

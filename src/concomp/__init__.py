@@ -50,6 +50,7 @@ from .errors import (
     GraphFormatError,
     InvalidGraphError,
     InvalidOptionsError,
+    InvalidStateError,
     InvalidVariantError,
 )
 from .graph import Graph
@@ -92,5 +93,6 @@ __all__ = [
     "GraphFormatError",
     "InvalidOptionsError",
     "EngineCapabilityError",
+    "InvalidStateError",
     "__version__",
 ]

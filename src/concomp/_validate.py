@@ -15,7 +15,16 @@ from ._arrays import get_xp, index_dtype_for, is_cupy_array, is_cupy_sparse, is_
 from .errors import InvalidGraphError
 from .graph import Graph
 
-__all__ = ["as_graph", "edges_to_graph", "csr_to_graph", "check_ids", "check_weights"]
+__all__ = ["as_graph", "edges_to_graph", "csr_to_graph", "check_ids", "check_weights",
+           "check_num_nodes", "check_count", "host_memory", "MAX_NODES"]
+
+#: Largest vertex (and edge) count the engines index. They work in int64 and form
+#: ``n + 1`` offsets, ``2 * m`` symmetrised entries and ``2 * n`` slots; 2**62 keeps
+#: every such sum inside int64 (``np.arange(n)`` is silently empty from 2**63 - 1 on,
+#: and the kernels would then write out of bounds).
+MAX_NODES = 1 << 62
+#: Bytes per vertex that any run needs at the very least (one int64 label per vertex).
+BYTES_PER_NODE = 8
 
 _SRC_NAMES = ("source", "src", "u", "from", "node_1", "id_1", "i", "row", "head")
 _DST_NAMES = ("target", "dst", "v", "to", "node_2", "id_2", "j", "col", "tail")
@@ -94,14 +103,15 @@ def as_graph(
     if isinstance(graph, (str, os.PathLike)):
         from .io import read_graph
 
-        g = read_graph(graph)
+        g = read_graph(graph, weighted=None if with_weights else False)
         return as_graph(g, num_nodes, weights=weights, directed=directed)
     if _is_scipy_sparse(graph) or is_cupy_sparse(graph):
         return _from_sparse(graph, num_nodes, weights, bool(directed), with_weights)
     if _is_networkx(graph):
-        return _from_networkx(graph, num_nodes, weights, directed)
+        return _from_networkx(graph, num_nodes, weights, directed, with_weights)
     if _is_dataframe(graph):
-        return _from_frame(graph, num_nodes, weights, bool(directed), source, target, weight)
+        return _from_frame(graph, num_nodes, weights, bool(directed), source, target,
+                           weight, with_weights)
     if is_torch_tensor(graph):
         graph = _torch_to_array(graph)
     # A tuple is (src, dst) or (src, dst, weights); a list of pairs is an (m, 2) array.
@@ -124,6 +134,71 @@ def as_graph(
         "frame, a NetworkX graph, a torch edge_index, CuPy arrays, or a file path. "
         "Fix: pass one of those (for a dense adjacency matrix use scipy.sparse.csr_array(A))."
     )
+
+
+# --------------------------------------------------------------------------- sizes
+def host_memory() -> int:
+    """Physical memory of this machine in bytes (2**62 where the platform cannot say).
+
+    Physical rather than currently free memory: what other processes hold comes and
+    goes, and a refusal should not depend on the moment.
+    """
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 1 << 62
+
+
+def check_count(count: int, name: str, *, what: str = "vertices",
+                per_item: int = BYTES_PER_NODE, where: str | None = None,
+                cause: str = "", fix: str = "relabel the vertices to 0 .. n-1 (dense ids, e.g. "
+                "numpy.unique(ids, return_inverse=True))", error: type = InvalidGraphError,
+                memory: int | None = None) -> int:
+    """Return ``count`` as an int, or raise if the engines cannot index or hold it.
+
+    The one up-front size check of every entry point (graphs, streams, incremental
+    state, file headers): ``count`` must be at most :data:`MAX_NODES` (int64
+    arithmetic) and ``count * per_item`` bytes must fit in this machine's memory.
+
+    Parameters
+    ----------
+    count : int
+        The vertex (or entry) count to check.
+    name : str
+        The argument it comes from (used as ``argument `name```), unless ``where``
+        names the place instead (a file and line).
+    what : str
+        What is counted ("vertices", "entries").
+    per_item : int
+        Least bytes each counted item needs.
+    cause : str
+        Where the count comes from, e.g. "vertex id 9 at position 0 needs".
+    fix : str
+        The remedy the message proposes.
+    error : type
+        Exception class (``GraphFormatError`` for file headers).
+    memory : int, optional
+        Memory limit in bytes (default :func:`host_memory`).
+    """
+    count = int(count)
+    head = where if where is not None else f"argument `{name}`"
+    subject = f"{cause} {count} {what}" if cause else f"{count} {what}"
+    if count > MAX_NODES:
+        raise error(f"{head}: {subject} exceed what the engines can index (at most 2**62 = "
+                    f"{MAX_NODES}, to keep int64 offsets and sums exact). Fix: {fix}.")
+    limit = host_memory() if memory is None else int(memory)
+    need = count * per_item
+    if need > limit:
+        raise error(f"{head}: {subject} need at least {need / 2**30:.4g} GiB ({per_item} "
+                    f"bytes each), more than this machine's {limit / 2**30:.4g} GiB of memory. "
+                    f"Fix: {fix}.")
+    return count
+
+
+def check_num_nodes(n: Any, name: str = "num_nodes", **kwargs: Any) -> int:
+    """``n`` as a vertex count the engines can index and memory can hold (see
+    :func:`check_count`); ``n`` itself must already be a non-negative int."""
+    return check_count(n, name, what="vertices", **kwargs)
 
 
 # --------------------------------------------------------------------------- checks
@@ -159,6 +234,13 @@ def check_ids(a: Any, name: str, num_nodes: int | None) -> Any:
                 f"argument `{name}`: vertex id {float(a[i])!r} at position {i} is not an integer "
                 f"(dtype {a.dtype}); ids must be whole numbers. Fix: remove NaN/fractional ids or "
                 "map labels to integers first.")
+        big = xp.flatnonzero(xp.abs(a) > MAX_NODES)
+        if big.size:
+            i = int(big[0])
+            raise InvalidGraphError(
+                f"argument `{name}`: vertex id {float(a[i])!r} at position {i} is too large"
+                f"{' in magnitude' if a[i] < 0 else ''}; ids must lie in [0, 2**62] (int64 "
+                "indexing). Fix: relabel the vertices to 0 .. n-1.")
         a = a.astype(np.int64)
     if a.size == 0:
         return a.astype(np.int64) if kind == "f" else a
@@ -168,10 +250,18 @@ def check_ids(a: Any, name: str, num_nodes: int | None) -> Any:
         raise InvalidGraphError(
             f"argument `{name}`: vertex id {int(a[i])} at position {i} is negative; ids must lie "
             f"in [0, num_nodes). Fix: shift ids to start at 0 (0-based) or drop the edge.")
-    if kind == "u" and a.dtype.itemsize >= 8 and int(a.max()) > np.iinfo(np.int64).max:
-        raise InvalidGraphError(f"argument `{name}`: ids exceed int64. Fix: relabel the vertices.")
-    if num_nodes is not None:
-        hi = int(a.max())
+    hi = int(a.max())
+    if hi > MAX_NODES:
+        i = int(xp.flatnonzero(a > MAX_NODES)[0])
+        raise InvalidGraphError(
+            f"argument `{name}`: vertex id {int(a[i])} at position {i} is too large; ids must "
+            f"lie in [0, 2**62] (int64 indexing). Fix: relabel the vertices to 0 .. n-1.")
+    if kind == "u" and a.dtype.itemsize >= 8:
+        a = a.astype(np.int64)  # every id is <= 2**62 now
+    if num_nodes is None:
+        i = int(xp.argmax(a))
+        check_num_nodes(hi + 1, name, cause=f"vertex id {hi} at position {i} implies")
+    else:
         if hi >= num_nodes:
             i = int(xp.flatnonzero(a >= num_nodes)[0])
             raise InvalidGraphError(
@@ -209,16 +299,17 @@ def check_weights(w: Any, m: int, name: str = "weights") -> Any:
     return w
 
 
-def _resolve_n(num_nodes: Any, *arrays: Any) -> int | None:
+def _resolve_n(num_nodes: Any, *arrays: Any, name: str = "num_nodes") -> int | None:
     if num_nodes is None:
         return None
     if isinstance(num_nodes, (bool, np.bool_)) or not isinstance(num_nodes, (int, np.integer)):
-        raise InvalidGraphError(f"argument `num_nodes`: expected a non-negative int, got "
+        raise InvalidGraphError(f"argument `{name}`: expected a non-negative int, got "
                                 f"{num_nodes!r}. Fix: pass an int (or None for max id + 1).")
     if num_nodes < 0:
-        raise InvalidGraphError(f"argument `num_nodes`: {num_nodes} is negative. Fix: pass a "
+        raise InvalidGraphError(f"argument `{name}`: {num_nodes} is negative. Fix: pass a "
                                 "count >= 0.")
-    return int(num_nodes)
+    return check_num_nodes(int(num_nodes), name, fix="pass the number of vertices the graph "
+                           "has; ids must be dense (relabel them to 0 .. n-1)")
 
 
 def edges_to_graph(src: Any, dst: Any, num_nodes: int | None = None, *, weights: Any = None,
@@ -246,11 +337,22 @@ def csr_to_graph(indptr: Any, indices: Any, num_nodes: int | None = None, *, wei
                  directed: bool = False, symmetric: bool = False) -> Graph:
     """Validated :class:`Graph` from CSR arrays; the i-th stored entry is edge ``i``."""
     indptr, indices = _as_id_array(indptr, "indptr"), _as_id_array(indices, "indices")
+    if indptr.ndim != 1 or indptr.shape[0] < 1:
+        raise InvalidGraphError(f"argument `indptr`: expected a 1-D array of length n + 1, got "
+                                f"shape {tuple(indptr.shape)}. Fix: pass a CSR row pointer.")
+    if indptr.dtype.kind not in "iu":
+        # a float row pointer would be truncated silently by the cast to the index type
+        raise InvalidGraphError(f"argument `indptr`: offsets must be integers, got dtype "
+                                f"{indptr.dtype}. Fix: pass an integer row pointer (e.g. "
+                                "indptr.astype(numpy.int64) after checking it).")
+    if indptr.dtype.kind == "u" and indptr.dtype.itemsize >= 8:
+        if indptr.shape[0] and int(indptr.max()) > MAX_NODES:
+            raise InvalidGraphError(f"argument `indptr`: offset {int(indptr.max())} exceeds "
+                                    "2**62 (int64 indexing). Fix: rebuild the CSR arrays.")
+        indptr = indptr.astype(np.int64)
     rows = int(indptr.shape[0]) - 1
-    if indptr.ndim != 1 or rows < 0:
-        raise InvalidGraphError("argument `indptr`: expected a 1-D array of length n + 1. Fix: "
-                                "pass a CSR row pointer.")
-    n = rows if num_nodes is None else _resolve_n(num_nodes)
+    n = check_num_nodes(rows, "indptr", cause="a row pointer of length n + 1 means") \
+        if num_nodes is None else _resolve_n(num_nodes)
     if n != rows:
         raise InvalidGraphError(f"argument `indptr`: length {rows + 1} means {rows} rows but "
                                 f"num_nodes={n}; the matrix must be square. Fix: pass n + 1 "
@@ -317,7 +419,8 @@ def _from_sparse(A: Any, num_nodes: int | None, weights: Any, directed: bool,
     return csr_to_graph(A.indptr, A.indices, shape[0], weights=w, directed=directed)
 
 
-def _from_networkx(G: Any, num_nodes: int | None, weights: Any, directed: bool | None) -> Graph:
+def _from_networkx(G: Any, num_nodes: int | None, weights: Any, directed: bool | None,
+                   with_weights: bool = True) -> Graph:
     nodes = list(G.nodes)
     index = {v: i for i, v in enumerate(nodes)}
     m = G.number_of_edges()
@@ -325,12 +428,21 @@ def _from_networkx(G: Any, num_nodes: int | None, weights: Any, directed: bool |
     dst = np.empty(m, dtype=np.int64)
     w = np.empty(m, dtype=np.float64)
     has_w = False
+    read_w = with_weights and weights is None  # connectivity never reads the attribute
     for k, (u, v, d) in enumerate(G.edges(data=True)):
         src[k], dst[k] = index[u], index[v]
+        if not read_w:
+            continue
         wt = d.get("weight")
         if wt is not None:
             has_w = True
-        w[k] = 1.0 if wt is None else wt
+        try:
+            w[k] = 1.0 if wt is None else wt
+        except (TypeError, ValueError) as exc:
+            raise InvalidGraphError(
+                f"argument `weights`: edge attribute 'weight' {wt!r} of edge {k} ({u!r}, {v!r}) "
+                "is not a number. Fix: store numeric weights, or pass weights=... explicitly."
+            ) from exc
     d = G.is_directed() if directed is None else directed
     n = len(nodes) if num_nodes is None else num_nodes
     return edges_to_graph(src, dst, n, weights=weights if weights is not None else
@@ -354,7 +466,8 @@ def _pick(columns: list[str], explicit: str | None, names: tuple[str, ...], role
 
 
 def _from_frame(df: Any, num_nodes: int | None, weights: Any, directed: bool,
-                source: str | None, target: str | None, weight: str | None) -> Graph:
+                source: str | None, target: str | None, weight: str | None,
+                with_weights: bool = True) -> Graph:
     cols = list(df.columns)
     if len(cols) < 2:
         raise InvalidGraphError(f"argument `graph`: a frame needs two id columns, got {cols}. "
@@ -363,7 +476,7 @@ def _from_frame(df: Any, num_nodes: int | None, weights: Any, directed: bool,
     t = _pick(cols, target, _DST_NAMES, "target", 1)
     wcol = _pick(cols, weight, _W_NAMES, "weight", None)
     src, dst = _column(df, s), _column(df, t)
-    if weights is None and wcol is not None:
+    if weights is None and wcol is not None and with_weights:
         weights = _column(df, wcol)
     return edges_to_graph(src, dst, num_nodes, weights=weights, directed=directed)
 

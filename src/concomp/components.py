@@ -70,12 +70,17 @@ def _device_of(a: Any) -> str:
     return "gpu" if is_cupy_array(a) else "cpu"
 
 
+def _check_output_device(to_device: Any) -> None:
+    if to_device is not None and to_device not in ("cpu", "gpu"):
+        raise InvalidGraphError(f"argument `output_device`: {to_device!r} is not valid; use "
+                                "'cpu', 'gpu' or None (where the input lives). Fix: pass one "
+                                "of those.")
+
+
 def _place(labels: Any, like: Graph | Any, to_device: str | None) -> Any:
     """Return labels where the caller's data lives, or where ``to_device`` says."""
+    _check_output_device(to_device)
     want = to_device or (like.device if isinstance(like, Graph) else _device_of(like))
-    if want not in ("cpu", "gpu"):
-        raise InvalidGraphError(f"argument `output_device`: {to_device!r} is not valid; use "
-                                "'cpu', 'gpu' or None (where the input lives).")
     if want == "cpu":
         return to_numpy(labels)
     return _on_device(labels)
@@ -145,6 +150,7 @@ def connected_components(
     GConn. Both in ``../shared/papers/``.
     """
     g = as_graph(graph, num_nodes, with_weights=False)
+    _check_output_device(output_device)  # before the run, not after it
     roots = component_roots(g, device=device, algorithm=algorithm,
                             max_device_bytes=max_device_bytes, options=options)
     dev = _device_of(roots)

@@ -17,6 +17,7 @@ __all__ = [
     "GraphFormatError",
     "InvalidOptionsError",
     "EngineCapabilityError",
+    "InvalidStateError",
 ]
 
 
@@ -50,3 +51,6 @@ class InvalidOptionsError(ConcompError, ValueError):
 
 class EngineCapabilityError(ConcompError, NotImplementedError):
     """The chosen engine does not implement a capability; the message names it and the fix."""
+class InvalidStateError(ConcompError, ValueError):
+    """A saved state file (``IncrementalConnectivity.save``) is unreadable or inconsistent;
+    the message names the file and the field."""

@@ -122,7 +122,7 @@ def spanning_forest(graph: Any, *, device: str = "auto", algorithm: str | Varian
     >>> f.src.tolist(), f.dst.tolist()
     ([0, 1], [1, 2])
     """
-    g = as_graph(graph, num_nodes)
+    g = as_graph(graph, num_nodes, with_weights=False)
     opts = resolve_options(options)
     dev = choose_device(g, device, what="spanning_forest")
     variant = forest_variant(g, algorithm, dev, opts)

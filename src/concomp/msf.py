@@ -167,6 +167,26 @@ def _check_algorithm(algorithm: Any) -> str:
     return algorithm.lower()
 
 
+def exact_int_sum(w: Any) -> int:
+    """Exact sum of integer weights as a Python int (int64 sums wrap silently).
+
+    Each weight splits into a high part (``w >> 32``) and a low part (``w & 0xffffffff``):
+    a sum of up to 2**31 parts of 32 bits cannot leave int64, and the two sums recombine
+    exactly.
+    """
+    if w.shape[0] == 0:
+        return 0
+    if w.dtype.kind == "u" and w.dtype.itemsize == 8:
+        hi, lo = (w >> np.uint64(32)).astype(np.int64), (w & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    else:
+        w = w.astype(np.int64, copy=False)
+        hi, lo = w >> 32, w & 0xFFFFFFFF
+    total, step = 0, 1 << 31
+    for a in range(0, w.shape[0], step):
+        total += (int(hi[a:a + step].sum()) << 32) + int(lo[a:a + step].sum())
+    return total
+
+
 def _forest(g: Graph, ids: Any) -> MinimumSpanningForest:
     """Gather the forest's endpoints and weights on the graph's own device."""
     xp = g.xp
@@ -174,7 +194,9 @@ def _forest(g: Graph, ids: Any) -> MinimumSpanningForest:
     src, dst = g.coo()
     w = xp.ones(ids.shape[0], dtype=np.int64) if g.weights is None else g.weights[ids]
     # floats add up in float64 whatever their width, so every device reports the same total
-    total = w.sum(dtype=np.float64 if w.dtype.kind == "f" else None).item() if ids.shape[0] \
-        else (0.0 if w.dtype.kind == "f" else 0)
+    if w.dtype.kind == "f":
+        total = w.sum(dtype=np.float64).item() if ids.shape[0] else 0.0
+    else:
+        total = exact_int_sum(w)
     return MinimumSpanningForest(src=src[ids], dst=dst[ids], edge_ids=ids, weights=w,
                           total_weight=total, num_nodes=g.num_nodes)

@@ -37,6 +37,7 @@ from ._validate import (
     _resolve_n,
     _torch_to_array,
     check_ids,
+    check_num_nodes,
 )
 from .errors import GraphFormatError, InvalidGraphError, InvalidVariantError
 from .graph import Graph
@@ -424,7 +425,7 @@ def range_check(chunk: EdgeChunk, src: Any, dst: Any,
     """
 
     def check(lo: int, hi: int) -> None:
-        if lo >= 0 and (num_nodes is None or hi < num_nodes):
+        if lo >= 0 and (hi < num_nodes if num_nodes is not None else _countable(hi + 1)):
             return
         for a, name in ((src, "src"), (dst, "dst")):
             try:
@@ -435,3 +436,11 @@ def range_check(chunk: EdgeChunk, src: Any, dst: Any,
                                 f"{num_nodes}). Fix: pass a larger num_nodes or drop those edges.")
 
     return check
+
+
+def _countable(n: int) -> bool:
+    try:
+        check_num_nodes(n)
+    except InvalidGraphError:
+        return False
+    return True

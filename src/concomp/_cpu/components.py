@@ -18,7 +18,8 @@ from ..variants import Finish, Layout, Sampling, Variant
 from .families import PARALLEL_REM, parallel_threads, rem_cas_roots
 from .families import component_roots as family_roots
 from .rules import unite_for
-from .unionfind import (coo_union, coo_union_skip, csr_finish, flatten, most_frequent_root, sample,
+from .unionfind import (coo_union, coo_union_skip, csr_finish, csr_finish_any, flatten,
+                        most_frequent_root, sample,
                         state_dtype)
 
 __all__ = ["auto_variant", "canonical_labels", "component_roots", "count_roots"]
@@ -43,21 +44,36 @@ def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndar
             src, dst = graph.coo()
             coo_union(p, src, dst, unite)
         else:
-            indptr, indices, _ = graph.undirected_csr()
+            indptr, indices, _ = union_csr(graph)
             csr_finish(p, indptr, indices, 0, unite, -1)
         flatten(p)
         return p
-    indptr, indices, _ = graph.undirected_csr()
+    indptr, indices, symmetric = union_csr(graph)
     k = sample(p, indptr, indices, variant, unite, options)
     flatten(p)
     lmax = most_frequent_root(p, options)
     if variant.layout == Layout.CSR:
-        csr_finish(p, indptr, indices, k, unite, lmax)
+        finish = csr_finish if symmetric else csr_finish_any
+        finish(p, indptr, indices, k, unite, lmax)
     else:
         src, dst = graph.coo()
         coo_union_skip(p, src, dst, unite, lmax)
     flatten(p)
     return p
+
+
+def union_csr(graph: Graph) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(indptr, indices, symmetric)``: the CSR that union-find runs over.
+
+    A graph built from CSR arrays is used as given (its transpose is not needed for
+    weak connectivity, and a symmetrised copy of a large matrix costs several times
+    its memory); an edge list gets its symmetric CSR, which sampling needs anyway.
+    """
+    if graph.symmetric or graph._ucsr is not None or graph._indptr is None:
+        indptr, indices, _ = graph.undirected_csr()
+        return indptr, indices, True
+    indptr, indices, _ = graph.csr()
+    return indptr, indices, False
 
 
 def auto_variant(graph: Graph, options: Options) -> Variant:

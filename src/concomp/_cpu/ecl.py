@@ -20,6 +20,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .._shared.threads import serialized
+
 from .atomics import atomic_load, cas
 
 __all__ = ["ecl_af_roots", "ecl_roots"]
@@ -44,6 +46,7 @@ def _init_serial(nstat, indptr, indices):
 
 # prange indices are cast to int64: numba may type them unsigned, and unsigned
 # mixed with the int32 labels would unify to float64.
+@serialized
 @nb.njit(cache=True, parallel=True)
 def _init_parallel(nstat, indptr, indices):
     for i in nb.prange(nstat.shape[0]):
@@ -67,6 +70,7 @@ def _flatten_serial(nstat):
         nstat[v] = _end_of_chain(v, nstat)
 
 
+@serialized
 @nb.njit(cache=True, parallel=True)
 def _flatten_parallel(nstat):
     for i in nb.prange(nstat.shape[0]):
@@ -131,6 +135,7 @@ def _hook_cas(nstat, vstat, ostat):
     return vstat
 
 
+@serialized
 @nb.njit(cache=True, parallel=True)
 def _compute_parallel(nstat, indptr, indices, k0, lmax, sampled):
     for i in nb.prange(nstat.shape[0]):
@@ -144,6 +149,7 @@ def _compute_parallel(nstat, indptr, indices, k0, lmax, sampled):
                 vstat = _hook_cas(nstat, vstat, _representative(u, nstat))
 
 
+@serialized
 @nb.njit(cache=True, parallel=True)
 def _compute_atomic_free(nstat, indptr, indices):
     """One ECL_af pass; returns how many hooks it stored (0: converged)."""

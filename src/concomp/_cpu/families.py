@@ -11,6 +11,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .._shared.threads import serialized
+
 from ..errors import InvalidVariantError
 from ..graph import Graph
 from ..options import DEFAULTS, Options
@@ -54,6 +56,7 @@ def _rem_unite_cas(p, x, y):
             rx = prx
 
 
+@serialized
 @nb.njit(cache=True, parallel=True)
 def _rem_cas_edges(p, src, dst):
     for i in nb.prange(src.shape[0]):

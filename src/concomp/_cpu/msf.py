@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+
+from .._shared.threads import serialized
 from numba import prange
 
 from ..graph import Graph
@@ -90,6 +92,7 @@ def weight_keys(weights: np.ndarray | None, m: int, maximum: bool = False) -> np
     return key
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def _float_keys(bits):
     out = np.empty(bits.shape[0], dtype=np.uint64)

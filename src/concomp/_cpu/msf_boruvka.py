@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+
+from .._shared.threads import serialized
 from numba import prange
 
 from .msf_common import _find, _pairs
@@ -35,6 +37,7 @@ def boruvka(src: np.ndarray, dst: np.ndarray, key: np.ndarray, n: int) -> np.nda
     return np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def _boruvka_best(eu, ev, k1, k2, comp, workers):
     m, n = eu.shape[0], comp.shape[0]

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+
+from .._shared.threads import serialized
 from numba import prange
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def _pack(src, dst, key, kmin, nbits, low, banded):
     """Words ``low bits of (key - kmin) << 2*nbits | min(u, v) << nbits | max(u, v)``.

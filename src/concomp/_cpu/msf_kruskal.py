@@ -13,6 +13,8 @@ import itertools
 
 import numba as nb
 import numpy as np
+
+from .._shared.threads import serialized
 from numba import prange
 
 from .msf_common import _find, _nbits, _pack, _pairs
@@ -154,6 +156,7 @@ def _ids_of_words(packed: np.ndarray, chosen: np.ndarray, bits: int) -> np.ndarr
     return ids
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def _partition(packed, bucket, buckets, workers, id_like):
     """Stable parallel counting sort of ``(word, position)`` by ``bucket`` (ids typed as id_like)."""
@@ -182,6 +185,7 @@ def _partition(packed, bucket, buckets, workers, id_like):
     return words, eids, starts
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def _match_buckets(words, eids, starts, chosen, cuts, ids, workers):
     """Per bucket: hash its slice of ``chosen`` into a small table, then probe its edges.

@@ -13,16 +13,19 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .._shared.threads import serialized
+
 from ..graph import Graph
 from ..options import Options
 from ..variants import Sampling, Variant
 
-__all__ = ["coo_union", "coo_union_skip", "csr_finish", "flatten", "kout_lower", "kout_round",
+__all__ = ["coo_union", "coo_union_skip", "csr_finish", "csr_finish_any", "flatten", "kout_lower", "kout_round",
            "most_frequent_root", "sample", "state_dtype"]
 
 _INT32_MAX = np.iinfo(np.int32).max
 
 
+@serialized
 @nb.njit(cache=True, parallel=True)
 def flatten(p):
     """Point every vertex at its root. Benign races: writes only move pointers to ancestors."""
@@ -86,6 +89,24 @@ def csr_finish(p, indptr, indices, k, unite, lmax):
             continue
         for j in range(indptr[v] + k, indptr[v + 1]):
             unite(p, v, indices[j])
+
+
+@nb.njit(cache=True)
+def csr_finish_any(p, indptr, indices, k, unite, lmax):
+    """:func:`csr_finish` for a CSR that need not be symmetric (each stored entry an edge).
+
+    An entry is skipped only when both endpoints sit in the ``lmax`` component: the
+    reverse entry that the symmetric finish relies on may be absent. Weak components
+    need nothing more, so a caller's CSR is used as it is, never symmetrised into a
+    second copy.
+    """
+    for v in range(indptr.shape[0] - 1):
+        inside = p[v] == lmax
+        for j in range(indptr[v] + k, indptr[v + 1]):
+            w = indices[j]
+            if inside and p[w] == lmax:
+                continue
+            unite(p, v, w)
 
 
 def sample(p: np.ndarray, indptr, indices, variant: Variant, unite, options: Options) -> int:

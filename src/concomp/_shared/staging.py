@@ -14,6 +14,8 @@ from collections.abc import Callable
 import numba as nb
 import numpy as np
 
+from .threads import serialized
+
 __all__ = ["INT32_IDS", "RangeCheck", "copy_parallel", "edge_id_range", "stage_edges"]
 
 #: Largest vertex id that int32 labels hold. A module constant so that tests can
@@ -29,6 +31,7 @@ RangeCheck = Callable[[int, int], None]
 # Both kernels work on zero-based views of one block and keep min/max in the input
 # type: with that, LLVM vectorises the loop (much faster than indexing the
 # whole arrays at ``offset + i``, whose possibly negative index defeats it).
+@serialized
 @nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
 def _stage(src, dst, out_src, out_dst, offset):
     m = src.shape[0]
@@ -56,6 +59,7 @@ def _stage(src, dst, out_src, out_dst, offset):
     return los.min(), his.max()
 
 
+@serialized
 @nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
 def _range(src, dst):
     m = src.shape[0]
@@ -79,6 +83,7 @@ def _range(src, dst):
     return los.min(), his.max()
 
 
+@serialized
 @nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
 def _copy(src, out):
     m = src.shape[0]

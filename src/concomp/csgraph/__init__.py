@@ -118,6 +118,8 @@ def connected_components(
         directed = False
     if is_cupy_array(csgraph) or is_cupy_sparse(csgraph):
         count, labels = _device_components(csgraph, bool(directed))
+    elif not directed and _is_scipy_sparse(csgraph):
+        count, labels = _weak(*_sparse_structure(csgraph), "cpu")
     else:
         A = _host_csr(csgraph, bool(directed))
         if directed:
@@ -128,6 +130,30 @@ def connected_components(
     if return_labels:
         return count, labels
     return count
+
+
+def _is_scipy_sparse(obj: Any) -> bool:
+    if not type(obj).__module__.startswith("scipy.sparse"):
+        return False
+    import scipy.sparse as sp
+
+    return sp.issparse(obj)
+
+
+def _sparse_structure(csgraph: Any) -> tuple[Any, Any, int]:
+    """``(indptr, indices, n)`` of a SciPy sparse matrix, for weak components.
+
+    Weak components read only which entries are stored, so the values are never
+    converted (SciPy's own validation copies them to float64: 8 bytes per entry),
+    and CSC is used as it is: its arrays are the CSR of the transpose, which has
+    the same weak components. SciPy's messages for bad shapes are kept.
+    """
+    if csgraph.ndim != 2:
+        raise ValueError("compressed-sparse graph must be 2-D")
+    if csgraph.shape[0] != csgraph.shape[1]:
+        raise ValueError("compressed-sparse graph must be shape (N, N)")
+    A = csgraph if csgraph.format in ("csr", "csc") else csgraph.tocsr()
+    return A.indptr, A.indices, A.shape[0]
 
 
 def _host_csr(csgraph: Any, directed: bool):

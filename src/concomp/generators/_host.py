@@ -11,6 +11,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .._shared.threads import serialized
+
 __all__ = ["rmat_edges", "uniform_edges", "feistel_permutation", "symmetric_csr",
            "pair_weights_coo", "pair_weights_csr"]
 
@@ -49,6 +51,7 @@ def _quadrant_bits(r, ta, tab, tabc, u, v):
     return (u << _ONE) | (q >> _ONE), (v << _ONE) | (q & _ONE)
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def rmat_edges(key, scale, ta, tab, tabc, perm, use_perm, src, dst):
     """R-MAT endpoints, one 32-bit uniform per recursion level (two levels per word).
@@ -88,6 +91,7 @@ def rmat_edges(key, scale, ta, tab, tabc, perm, use_perm, src, dst):
                 dst[e0 + i] = v[i]
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def uniform_edges(key, n, src, dst):
     """G(n, m) endpoints: the two 32-bit halves of one word, scaled to [0, n)."""
@@ -108,6 +112,7 @@ def _feistel(key, x, half, mask):
     return (left << half) | right
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def feistel_permutation(key, n, half, out):
     """``out[i]`` = a keyed bijection of ``[0, n)``: balanced Feistel network on
@@ -134,6 +139,7 @@ _RADIX = 1 << _DIGIT
 _MAX_TOP_32 = 14  # at most 2**14 buckets for 32-bit keys; beyond that use 64-bit keys
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def _bucket_counts(src, dst, shift, counts):
     chunks = counts.shape[0]
@@ -161,6 +167,7 @@ def _bucket_offsets(counts, starts):
     starts[nb_] = off
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def _bucket_scatter(src, dst, bits, shift, cursors, keys):
     chunks = cursors.shape[0]
@@ -210,6 +217,7 @@ def _radix_sort(a, tmp, key_bits):
         a[:] = inp
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def _sort_unique_buckets(keys, starts, key_bits, uniq):
     nbuckets = starts.shape[0] - 1
@@ -225,6 +233,7 @@ def _sort_unique_buckets(keys, starts, key_bits, uniq):
         uniq[b + 1] = out
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def _emit_csr(keys, starts, uniq, bits, shift, indptr, indices):
     # buckets own disjoint row ranges, so their row counts never collide
@@ -275,6 +284,7 @@ def _pair_store(out, i, key, u, v, low, span, as_int):
         out[i] = low + span * (np.float64(w >> np.uint64(11)) * (1.0 / 9007199254740992.0))
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def pair_weights_coo(key, src, dst, low, span, as_int, out):
     """Weight of edge ``i`` from a hash of ``(min, max)`` of its endpoints.
@@ -285,6 +295,7 @@ def pair_weights_coo(key, src, dst, low, span, as_int, out):
         _pair_store(out, i, key, src[i], dst[i], low, span, as_int)
 
 
+@serialized
 @nb.njit(parallel=True, cache=True)
 def pair_weights_csr(key, indptr, indices, low, span, as_int, out):
     """Like :func:`pair_weights_coo` for CSR entries (row = source)."""

@@ -23,9 +23,10 @@ import numpy as np
 
 from .._dispatch import driver, resolve_device
 from .._rules import union_rules_for
-from ..errors import InvalidGraphError, InvalidVariantError
+from ..errors import InvalidGraphError, InvalidStateError, InvalidVariantError
 from ._batches import (INSERT, QUERY, Batch, check_batch_size, load_state, place,
                                    prepare, save_state)
+from .._validate import check_num_nodes
 from ..forest import SpanningForest
 from ..options import Options, resolve_options
 from ..variants import Variant, resolve_variant
@@ -155,6 +156,9 @@ class IncrementalConnectivity:
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
             raise InvalidGraphError(f"argument `num_nodes`: expected an int >= 0, got "
                                     f"{num_nodes!r}. Fix: pass a count or None.")
+        # parents, two hook endpoints (int32) and two int64 hook ids per vertex
+        check_num_nodes(int(n), "num_nodes", per_item=28, fix="pass the number of vertices "
+                        "you need (the state grows on demand); ids must be dense")
         self._requested = (device, str(algorithm))
         self._options = resolve_options(options)
         dev = _choose_device(device)
@@ -379,7 +383,12 @@ class IncrementalConnectivity:
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | os.PathLike | Any) -> None:
-        """Write the whole state to an ``.npz`` file (see :meth:`load`)."""
+        """Write the whole state to ``path`` (an ``.npz`` archive; see :meth:`load`).
+
+        The file is written under exactly the name given (no ``.npz`` is appended),
+        through a temporary file in the same directory that is synced and then
+        renamed over ``path``: if the write fails, the previous file is untouched.
+        """
         save_state(path, self._engine.export(self._n), num_nodes=self._n,
                    num_batches=self._batches, links=self._engine.num_links(),
                    device=str(self._requested[0]), algorithm=self._requested[1],
@@ -388,10 +397,22 @@ class IncrementalConnectivity:
     @classmethod
     def load(cls, path: str | os.PathLike | Any, *, device: str | None = None,
              algorithm: str | None = None) -> IncrementalConnectivity:
-        """Rebuild a saved structure; ``device`` / ``algorithm`` default to the saved ones."""
+        """Rebuild a saved structure; ``device`` / ``algorithm`` default to the saved ones.
+
+        Everything read is checked (format version, dtypes, shapes, ranges, the parent
+        forest, hooks and counters) before the state is used; a damaged or edited file
+        raises :class:`~concomp.InvalidStateError` naming the field.
+        """
         meta, arrays = load_state(path)
-        ic = cls(meta["num_nodes"], device=meta["device"] if device is None else device,
-                 algorithm=meta["algorithm"] if algorithm is None else algorithm)
+        try:
+            ic = cls(meta["num_nodes"], device=meta["device"] if device is None else device,
+                     algorithm=meta["algorithm"] if algorithm is None else algorithm)
+        except (InvalidGraphError, InvalidVariantError) as exc:
+            if device is not None and algorithm is not None:
+                raise  # the caller's own arguments
+            raise InvalidStateError(f"argument `path`: the saved device {meta['device']!r} / "
+                                    f"algorithm {meta['algorithm']!r} cannot be used: {exc}"
+                                    ) from exc
         ic._engine.restore(arrays, meta["links"])
         ic._batches = meta["num_batches"]
         return ic

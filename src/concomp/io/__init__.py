@@ -1,8 +1,10 @@
 """Read and write graph files: SNAP, CSV, Matrix Market, DIMACS, PACE, METIS, npz, Parquet.
 
-Text files are read whole (``.gz``, ``.xz`` and ``.bz2`` decompressed on the fly,
-recognised by extension and by magic bytes) and parsed by one numba byte scanner
-(:mod:`concomp.io._parse`), tens of millions of edges per second. Edge ids are the
+Edge-list text files (SNAP, CSV, Matrix Market, DIMACS, PACE) are decompressed
+(``.gz``, ``.xz``, ``.bz2``, recognised by magic bytes) and parsed a block at a time
+by one numba byte scanner (:mod:`concomp.io._parse`), tens of millions of edges per
+second, so memory stays near the size of the arrays produced; METIS, npz and Parquet
+files are read whole. A leading UTF-8 byte order mark is skipped. Edge ids are the
 order of the edge lines in the file (for npz, the order of the stored entries, or
 the ``edge_ids`` array that :func:`write_graph` stores beside them).
 
@@ -51,9 +53,8 @@ from typing import Any
 
 from ._files import (
     _EXTENSIONS,
-    _decompress,
+    Input,
     _detect_format,
-    _read_bytes,
     _split_compression,
     _write_chunks,
     sniff_format,
@@ -133,7 +134,11 @@ def read_graph(path: str | os.PathLike, format: str = "auto", *, directed: bool 
     >>> [a.tolist() for a in g.coo()]
     [[0, 1, 4], [1, 2, 4]]
     """
-    name = os.fspath(path)
+    name = _path_name(path)
+    if num_nodes is not None:
+        from .._validate import _resolve_n
+
+        num_nodes = _resolve_n(num_nodes)
     if format != "auto" and format not in FORMATS:
         raise InvalidGraphError(f"argument `format`: {format!r} is not a known graph format; "
                                 f"allowed: 'auto', {', '.join(map(repr, FORMATS))}. Fix: pass "
@@ -141,13 +146,31 @@ def read_graph(path: str | os.PathLike, format: str = "auto", *, directed: bool 
     if delimiter is not None and len(delimiter.encode()) != 1:
         raise InvalidGraphError(f"argument `delimiter`: {delimiter!r} must be one ASCII "
                                 "character. Fix: pass e.g. ';' or '|'.")
-    data = _decompress(_read_bytes(name, progress), name)
-    fmt = format if format != "auto" else _detect_format(name, data)
     opt = _Options(name, directed, weighted, num_nodes, one_based, delimiter,
                    None if comment is None else comment.encode(), header)
-    from ._readers import READERS
+    from ._parse import HEAD_BYTES, Text
+    from ._readers import READERS, TEXT_FORMATS
 
-    return READERS[fmt](data, opt)
+    with Input(name, progress) as src:
+        head = src.read(HEAD_BYTES)
+        fmt = format if format != "auto" else _detect_format(name, head)
+        if fmt in TEXT_FORMATS:  # edge lines: parsed a block at a time as they decompress
+            return READERS[fmt](Text(head, src), opt)
+        return READERS[fmt](head + src.read(), opt)
+
+
+def _path_name(path: Any) -> str:
+    """``path`` as a str naming an existing regular file (bytes paths are decoded)."""
+    try:
+        name = os.fsdecode(os.fspath(path))
+    except TypeError as exc:
+        raise InvalidGraphError(f"argument `path`: expected a str, bytes or os.PathLike file "
+                                f"path, got {type(path).__name__}. Fix: pass the file's path."
+                                ) from exc
+    if os.path.isdir(name):
+        raise InvalidGraphError(f"argument `path`: {name!r} is a directory, not a graph file. "
+                                "Fix: pass the path of a file inside it.")
+    return name
 
 
 def write_graph(graph: Any, path: str | os.PathLike, format: str = "auto", *,

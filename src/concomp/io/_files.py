@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import GraphFormatError
 
-__all__ = ["pyarrow_or_raise", "sniff_format"]
+__all__ = ["Input", "pyarrow_or_raise", "sniff_format"]
 
 _EXTENSIONS = {".txt": "snap", ".edges": "snap", ".edgelist": "snap", ".el": "snap",
                ".tsv": "snap", ".csv": "csv", ".mtx": "mtx", ".mm": "mtx", ".gr": "gr",
@@ -24,47 +24,87 @@ _MAGIC = ((b"\x1f\x8b", "gzip"), (b"\xfd7zXZ\x00", "xz"), *((b"BZh" + bytes([c])
 
 
 # ----------------------------------------------------------------------------- bytes
-def _read_bytes(name: str, progress: bool) -> bytes:
-    bar = None
-    if progress:
-        try:
-            from tqdm.auto import tqdm
-        except ImportError:  # progress bars are a nicety, never a requirement
-            tqdm = None
-        if tqdm is not None:
-            bar = tqdm(total=os.path.getsize(name), unit="B", unit_scale=True,
-                       desc=os.path.basename(name))
-    with open(name, "rb") as f:
-        if bar is None:
-            return f.read()
-        parts = []
-        while block := f.read(1 << 24):
-            parts.append(block)
-            bar.update(len(block))
-        bar.close()
-        return b"".join(parts)
+_BOM = b"\xef\xbb\xbf"
 
 
-def _decompress(raw: bytes, name: str) -> bytes:
-    # magic bytes decide: an extension can lie (a .gz already inflated by a browser)
-    kind = next((k for magic, k in _MAGIC if raw.startswith(magic)), None)
-    try:
-        if kind == "gzip":
+class Input:
+    """A graph file opened for reading in blocks, decompressed on the fly.
+
+    Compression is recognised by magic bytes (an extension can lie: a ``.gz``
+    already inflated by a browser). A leading UTF-8 byte order mark is dropped.
+    Every decompression failure (``zlib.error``, ``lzma.LZMAError``, ``EOFError``
+    of a truncated stream, ``OSError`` of a bad header) becomes a
+    :class:`~concomp.GraphFormatError` naming the file and the byte offsets.
+    """
+
+    def __init__(self, name: str, progress: bool = False) -> None:
+        self.name = name
+        self.raw = open(name, "rb")
+        magic = self.raw.read(6)
+        self.raw.seek(0)
+        self.kind = next((k for m, k in _MAGIC if magic.startswith(m)), None)
+        if self.kind == "gzip":
             import gzip
 
-            return gzip.decompress(raw)
-        if kind == "xz":
+            self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb")
+        elif self.kind == "xz":
             import lzma
 
-            return lzma.decompress(raw)
-        if kind == "bz2":
+            self.stream = lzma.LZMAFile(self.raw)
+        elif self.kind == "bz2":
             import bz2
 
-            return bz2.decompress(raw)
-    except (OSError, EOFError, ValueError) as exc:
-        raise GraphFormatError(f"{name}: corrupt or truncated {kind} stream ({exc}). Fix: "
-                               "download the file again.") from exc
-    return raw
+            self.stream = bz2.BZ2File(self.raw)
+        else:
+            self.stream = self.raw
+        self.offset = 0  # bytes delivered so far (after decompression, BOM included)
+        self.bar = None
+        self._seen = 0
+        if progress:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:  # progress bars are a nicety, never a requirement
+                tqdm = None
+            if tqdm is not None:
+                self.bar = tqdm(total=os.path.getsize(name), unit="B", unit_scale=True,
+                                desc=os.path.basename(name))
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` decompressed bytes (all that is left for ``-1``); ``b""`` at the end."""
+        import lzma
+        import zlib
+
+        try:
+            data = self.stream.read(size)
+        except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
+            what = f"{self.kind} stream" if self.kind else "file"
+            raise GraphFormatError(
+                f"{self.name}: corrupt or truncated {what} after {self.offset} decompressed "
+                f"bytes (compressed byte {self.raw.tell()} of {os.path.getsize(self.name)}): "
+                f"{type(exc).__name__}: {exc}. Fix: download or copy the file again (`gzip -t`, "
+                "`xz -t` or `bzip2 -t` show whether it is intact).") from exc
+        if self.offset == 0 and data.startswith(_BOM):
+            data = data[len(_BOM):]
+            self.offset = len(_BOM)
+        self.offset += len(data)
+        if self.bar is not None:
+            pos = self.raw.tell()
+            self.bar.update(pos - self._seen)
+            self._seen = pos
+        return data
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        if self.stream is not self.raw:
+            self.stream.close()
+        self.raw.close()
+
+    def __enter__(self) -> "Input":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def _split_compression(name: str) -> tuple[str, str | None]:

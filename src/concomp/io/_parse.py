@@ -51,13 +51,31 @@ from ._scan import _scan_edges, _scan_metis
 from ..errors import GraphFormatError
 
 __all__ = ["finish_weights", "format_adjacency", "format_edges", "line_of", "raise_at",
-           "scan_edges", "scan_metis"]
+           "scan_body", "scan_edges", "scan_metis", "Text", "BLOCK_BYTES", "HEAD_BYTES"]
 
 
-def line_of(buf: np.ndarray, offset: int) -> tuple[int, str]:
-    """1-based line number and text (trimmed) of the line holding byte ``offset``."""
+#: Decompressed bytes parsed per block: large enough that the per-block threads pay,
+#: small next to the arrays of any file worth streaming.
+BLOCK_BYTES = 1 << 24
+#: Bytes read before parsing starts: headers, format sniffing, the first data lines.
+HEAD_BYTES = 1 << 22
+
+
+class Text:
+    """An edge-list file being read: its first bytes (``head``, for the header) and the
+    :class:`~concomp.io._files.Input` that delivers the rest."""
+
+    __slots__ = ("head", "src")
+
+    def __init__(self, head: bytes, src) -> None:
+        self.head, self.src = head, src
+
+
+def line_of(buf: np.ndarray, offset: int, line_base: int = 0) -> tuple[int, str]:
+    """1-based line number and text (trimmed) of the line holding byte ``offset``;
+    ``line_base`` counts the lines before ``buf`` (earlier blocks of the file)."""
     offset = min(int(offset), buf.shape[0])
-    lineno = int(np.count_nonzero(buf[:offset] == _NL)) + 1
+    lineno = int(np.count_nonzero(buf[:offset] == _NL)) + 1 + line_base
     start = offset
     while start > 0 and buf[start - 1] != _NL:
         start -= 1
@@ -68,9 +86,10 @@ def line_of(buf: np.ndarray, offset: int) -> tuple[int, str]:
     return lineno, text if len(text) <= 80 else text[:77] + "..."
 
 
-def raise_at(name: str, buf: np.ndarray, offset: int, problem: str, fix: str) -> None:
+def raise_at(name: str, buf: np.ndarray, offset: int, problem: str, fix: str,
+             line_base: int = 0) -> None:
     """Raise GraphFormatError for the line holding byte ``offset``."""
-    lineno, text = line_of(buf, offset)
+    lineno, text = line_of(buf, offset, line_base)
     raise GraphFormatError(f"{name}, line {lineno}: {problem}, got {text!r}. Fix: {fix}")
 
 
@@ -90,7 +109,8 @@ _MESSAGES = {
 
 def scan_edges(buf: np.ndarray, start: int, name: str, *, comment: bytes, prefix: str = "",
                min_id: int = 0, max_id: int = 2**62, ncols: int = 0, max_cols: int = 3,
-               delim: str | None = None, what: str = "2 or 3 numbers (u v [weight])"):
+               delim: str | None = None, what: str = "2 or 3 numbers (u v [weight])",
+               line_base: int = 0):
     """Parse edge lines from byte ``start``: ``(src, dst, weights or None)``, ids as read.
 
     Large inputs are cut at line ends into one chunk per core; threads (the kernels
@@ -141,7 +161,7 @@ def scan_edges(buf: np.ndarray, start: int, name: str, *, comment: bytes, prefix
                    "comment": " or ".join(repr(chr(c)) for c in comment),
                    "low_fix": "ids in this format start at 1; shift 0-based ids up by one"
                    if min_id else "use ids >= 0"}
-            raise_at(name, buf, off, problem.format(**ctx), fix.format(**ctx))
+            raise_at(name, buf, off, problem.format(**ctx), fix.format(**ctx), line_base)
         if k:
             cols = cols or got
     counts = [r[0] for r in results]
@@ -157,6 +177,88 @@ def scan_edges(buf: np.ndarray, start: int, name: str, *, comment: bytes, prefix
     if cols == 3:
         weights = finish_weights(buf, name, w, isf, sum(r[1] for r in results), d)
     return src, dst, weights
+
+
+def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
+    """:func:`scan_edges` over a whole file body from byte ``start`` of ``text.head``,
+    one block of about :data:`BLOCK_BYTES` at a time.
+
+    Blocks are cut after their last newline (the rest is carried over), so every
+    block holds whole lines; the first block's column count binds the later ones,
+    and errors name the line within the whole file. Each block's edges are appended
+    to output arrays reserved up front (see :func:`_append`), so peak memory is the
+    arrays produced plus a few blocks.
+    """
+    from .._validate import check_count
+
+    carry = text.head[start:]
+    line_base = text.head.count(b"\n", 0, start)
+    out: list = []  # src, dst[, weights], grown in place
+    total, done, last = 0, False, None
+    while not done:
+        more = text.src.read(BLOCK_BYTES)
+        if more:
+            data = carry + more
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:  # a line longer than a block: read on
+                carry = data
+                continue
+            block, carry = memoryview(data)[:cut], data[cut:]  # the block is a view
+        else:
+            block, done = carry, True
+        buf = np.frombuffer(block, np.uint8)
+        del block, more
+        last = scan_edges(buf, 0, name, ncols=ncols, line_base=line_base, **kw)
+        k = last[0].shape[0]
+        if k and done and not out:  # the whole body in one block: nothing to append to
+            return last
+        if k:
+            ncols = ncols or (3 if last[2] is not None else 2)
+            got = last[:2] if ncols == 2 else last
+            # a decompression bomb of valid lines stops here, before memory runs out
+            check_count(total + k, "", what="edges", per_item=16, where=name,
+                        cause="the file holds at least", fix="split the file, or read it "
+                        "with concomp.stream_components")
+            out = _append(out, got, total)
+            total += k
+        line_base += int(_count_newlines(buf, 0, buf.shape[0]))
+    if not out:
+        return last
+    for a in out:
+        a.resize((total,), refcheck=False)
+    return out[0], out[1], (out[2] if ncols == 3 else None)
+
+
+def _append(out: list, got, total: int) -> list:
+    """Copy one block's arrays after the first ``total`` entries of ``out``.
+
+    The output arrays are reserved large up front (:func:`_reserve`) and never
+    written beyond what the file holds: pages never written are never resident, and
+    the final ``resize`` only shrinks (``realloc`` remaps in place). Growing with
+    ``resize`` instead would zero-fill, and growing by copying would hold two copies.
+    """
+    k = got[0].shape[0]
+    if not out:
+        try:
+            out = [np.empty(max(_reserve(a.dtype), 2 * k), a.dtype) for a in got]
+        except MemoryError:  # strict overcommit refuses even untouched reservations
+            out = [np.empty(2 * k, a.dtype) for a in got]
+    for i, a in enumerate(got):
+        wider = np.promote_types(a.dtype, out[i].dtype)  # int32 ids meeting int64, ints floats
+        if wider != out[i].dtype or total + k > out[i].shape[0]:
+            grown = np.empty(max(2 * out[i].shape[0], total + k), wider)
+            grown[:total] = out[i][:total]
+            out[i] = grown
+        out[i][total:total + k] = a
+    return out
+
+
+def _reserve(dtype: np.dtype) -> int:
+    """Entries to reserve per output array: 1/32 of this machine's memory, reserved but
+    not touched (so not resident; Linux commits pages when first written)."""
+    from .._validate import host_memory
+
+    return max(1 << 16, host_memory() // 32 // np.dtype(dtype).itemsize)
 
 
 _INT32_MAX = int(np.iinfo(np.int32).max)

@@ -122,7 +122,9 @@ def _assert_spanning_forest(src: np.ndarray, dst: np.ndarray, ids: np.ndarray, n
 
 
 def _assert_total(total: Any, w: np.ndarray) -> None:
-    expect = w.sum(dtype=np.float64 if w.dtype.kind == "f" else None) if w.size else 0
+    # integer totals are exact (Python ints), never wrapped at int64
+    expect = (w.sum(dtype=np.float64) if w.dtype.kind == "f" else sum(w.tolist())) \
+        if w.size else 0
     if w.dtype.kind == "f":
         ok = math.isclose(float(total), float(expect), rel_tol=1e-9, abs_tol=1e-9) or (
             float(total) == float(expect)) or (math.isnan(total) and math.isnan(expect))
