@@ -36,7 +36,7 @@ errors
 from __future__ import annotations
 
 from . import errors, generators, options, variants
-from ._validate import as_graph
+from ._input import as_graph
 from .components import (
     component_sizes,
     connected_components,

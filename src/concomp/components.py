@@ -14,7 +14,7 @@ from typing import Any
 from ._arrays import get_xp, is_cupy_array, to_numpy
 from ._arrays import to_device as _on_device
 from ._dispatch import choose_device, driver
-from ._validate import as_graph
+from ._input import as_graph
 from .errors import InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options

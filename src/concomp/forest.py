@@ -25,7 +25,7 @@ import numpy as np
 from ._arrays import to_device, to_numpy
 from ._dispatch import choose_device, driver
 from ._rules import FOREST_FAMILIES, union_rules_for
-from ._validate import as_graph
+from ._input import as_graph
 from .errors import InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options
@@ -153,7 +153,8 @@ def forest_variant(g: Graph, algorithm: Any, dev: str, options: Options | None =
     if is_forest_variant(variant, dev):
         return variant
     finishes = _forest_finishes(dev)
-    root_based = variant.finish in UNION_FIND or str(variant.finish) in FOREST_FAMILIES
+    root_based = (variant.finish in UNION_FIND
+                  or dev in FOREST_FAMILIES.get(str(variant.finish), frozenset()))
     if not root_based or variant.sampling == Sampling.STAGES:
         names = ", ".join(repr(f) for f in finishes)
         raise InvalidVariantError(

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ._arrays import get_xp, index_dtype_for, is_cupy_array, to_numpy
+from ._checks import validate_csr, validate_edges
 
 __all__ = ["Graph"]
 
@@ -114,10 +115,8 @@ class Graph:
         symmetric: bool = False,
     ) -> Graph:
         """Validated graph from two id arrays (NumPy or CuPy)."""
-        from ._validate import edges_to_graph
-
-        return edges_to_graph(src, dst, num_nodes, weights=weights, directed=directed,
-                              symmetric=symmetric)
+        n, src, dst, w = validate_edges(src, dst, num_nodes, weights=weights)
+        return cls(n, src=src, dst=dst, weights=w, directed=directed, symmetric=symmetric)
 
     @classmethod
     def from_csr(
@@ -131,10 +130,9 @@ class Graph:
         symmetric: bool = False,
     ) -> Graph:
         """Validated graph from CSR arrays (NumPy or CuPy)."""
-        from ._validate import csr_to_graph
-
-        return csr_to_graph(indptr, indices, num_nodes, weights=weights, directed=directed,
-                            symmetric=symmetric)
+        n, indptr, indices, w = validate_csr(indptr, indices, num_nodes, weights=weights)
+        return cls(n, indptr=indptr, indices=indices, weights=w, directed=directed,
+                   symmetric=symmetric)
 
     # ------------------------------------------------------------------ facts
     @property

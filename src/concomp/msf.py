@@ -20,7 +20,7 @@ import numpy as np
 
 from ._arrays import to_numpy
 from ._dispatch import choose_device, driver, requested_device
-from ._validate import as_graph
+from ._input import as_graph
 from .errors import InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options

@@ -29,20 +29,19 @@ import numpy as np
 from ._arrays import is_cupy_array, is_torch_tensor, to_numpy
 from ._dispatch import choose_device, driver, resolve_device
 from ._rules import UNION_RULES, union_rules_for
-from ._validate import (
+from ._checks import (
     _DST_NAMES,
     _SRC_NAMES,
-    _is_dataframe,
     _pick,
     _resolve_n,
     _torch_to_array,
     check_ids,
     check_num_nodes,
 )
+from ._validate import _is_dataframe
 from .errors import GraphFormatError, InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .io import read_graph
-from .io._parse import pyarrow_or_raise
 from .options import Options, resolve_options
 from .variants import Layout, Sampling, Variant, resolve_variant
 
@@ -357,6 +356,8 @@ def _is_parquet(name: str) -> bool:
 
 def _parquet_chunks(name: str, label: str) -> Iterator[EdgeChunk]:
     """One chunk per row group, reading only the two id columns."""
+    from .io._parse import pyarrow_or_raise  # loads the parser's numba kernels: on use
+
     pa, pq = pyarrow_or_raise()
     try:
         pf = pq.ParquetFile(name)

@@ -12,7 +12,8 @@ from . import _host as _gen_cpu
 from . import _xp as _gen_xp
 from .._arrays import get_xp, index_dtype_for, is_cupy_array, to_numpy
 from ._common import derive_keys, resolve_device, xp_for
-from .._validate import check_weights, csr_to_graph, edges_to_graph
+from .._checks import check_weights
+from .._validate import csr_to_graph, edges_to_graph
 from ..errors import InvalidGraphError
 from ..graph import Graph
 

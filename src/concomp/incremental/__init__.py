@@ -26,7 +26,7 @@ from .._rules import union_rules_for
 from ..errors import InvalidGraphError, InvalidStateError, InvalidVariantError
 from ._batches import (INSERT, QUERY, Batch, check_batch_size, load_state, place,
                                    prepare, save_state)
-from .._validate import check_num_nodes
+from .._checks import check_num_nodes
 from ..forest import SpanningForest
 from ..options import Options, resolve_options
 from ..variants import Variant, resolve_variant

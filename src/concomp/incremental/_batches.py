@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._arrays import is_torch_tensor, to_numpy
-from .._validate import check_count, check_ids
+from .._checks import check_count, check_ids
 from ..errors import InvalidGraphError, InvalidStateError
 
 INSERT, QUERY = 0, 1  #: op codes of ``IncrementalConnectivity.process`` (GConn's batches)

@@ -61,6 +61,7 @@ from ._files import (
 )
 from ._writers import WRITERS
 from ..errors import InvalidGraphError
+from .._validate import coerce_graph
 from ..graph import Graph
 
 __all__ = ["FORMATS", "read_graph", "sniff_format", "write_graph"]
@@ -136,7 +137,7 @@ def read_graph(path: str | os.PathLike, format: str = "auto", *, directed: bool 
     """
     name = _path_name(path)
     if num_nodes is not None:
-        from .._validate import _resolve_n
+        from .._checks import _resolve_n
 
         num_nodes = _resolve_n(num_nodes)
     if format != "auto" and format not in FORMATS:
@@ -198,10 +199,10 @@ def write_graph(graph: Any, path: str | os.PathLike, format: str = "auto", *,
     >>> g.num_edges, g.directed, g.weights.tolist()
     (2, False, [0.5, 2.0])
     """
-    from .._validate import as_graph
-
     name = os.fspath(path)
-    g = as_graph(graph).to("cpu")
+    if isinstance(graph, (str, bytes, os.PathLike)):
+        graph = read_graph(graph)
+    g = coerce_graph(graph).to("cpu")
     base, comp = _split_compression(name)
     fmt = format
     if fmt == "auto":

@@ -189,7 +189,7 @@ def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
     to output arrays reserved up front (see :func:`_append`), so peak memory is the
     arrays produced plus a few blocks.
     """
-    from .._validate import check_count
+    from .._checks import check_count
 
     carry = text.head[start:]
     line_base = text.head.count(b"\n", 0, start)
@@ -256,7 +256,7 @@ def _append(out: list, got, total: int) -> list:
 def _reserve(dtype: np.dtype) -> int:
     """Entries to reserve per output array: 1/32 of this machine's memory, reserved but
     not touched (so not resident; Linux commits pages when first written)."""
-    from .._validate import host_memory
+    from .._checks import host_memory
 
     return max(1 << 16, host_memory() // 32 // np.dtype(dtype).itemsize)
 

@@ -12,6 +12,7 @@ import numpy as np
 from ._files import pyarrow_or_raise
 from ._parse import line_of, raise_at, scan_body, scan_metis
 from ..errors import GraphFormatError
+from ..graph import Graph
 
 
 def _data_line(data: bytes, pos: int, comment: bytes) -> tuple[int, int, bytes]:
@@ -51,7 +52,7 @@ def _ints(line: bytes, count: int, name: str, data: bytes, start: int, what: str
 
 def _declared(value: int, opt, data: bytes, start: int, what: str, per_item: int = 8) -> int:
     """``value`` from a file header, checked like any vertex or edge count before use."""
-    from .._validate import check_count
+    from .._checks import check_count
 
     lineno, _ = line_of(np.frombuffer(data, np.uint8), start)
     return check_count(value, "", what=what, per_item=per_item,
@@ -70,11 +71,9 @@ def _select_weights(opt, w):
 
 
 def _finish(opt, src, dst, w, n, directed: bool):
-    from .._validate import edges_to_graph
-
     n = opt.num_nodes if opt.num_nodes is not None else n
     d = directed if opt.directed is None else opt.directed
-    return edges_to_graph(src, dst, n, weights=_select_weights(opt, w), directed=d)
+    return Graph.from_edges(src, dst, n, weights=_select_weights(opt, w), directed=d)
 
 
 def _max_id(src, dst) -> int:
@@ -235,8 +234,6 @@ def _read_pace(text, opt):
 
 
 def _read_metis(data: bytes, opt):
-    from .._validate import csr_to_graph
-
     buf = np.frombuffer(data, np.uint8)
     start, end, line = _data_line(data, 0, b"%")
     toks = line.split()
@@ -259,7 +256,7 @@ def _read_metis(data: bytes, opt):
         n = opt.num_nodes
     elif opt.num_nodes is not None:
         n = opt.num_nodes
-    return csr_to_graph(indptr, indices, n, weights=_select_weights(opt, w),
+    return Graph.from_csr(indptr, indices, n, weights=_select_weights(opt, w),
                         directed=bool(opt.directed), symmetric=_is_symmetric(indptr, indices))
 
 
@@ -290,8 +287,6 @@ def _read_npz(data: bytes, opt):
 
 def _read_npz_checked(data: bytes, opt):
     import io
-
-    from .._validate import csr_to_graph
 
     try:
         z = np.load(io.BytesIO(data), allow_pickle=False)
@@ -342,7 +337,7 @@ def _read_npz_checked(data: bytes, opt):
     n = shape[0] if shape is not None else indptr.shape[0] - 1
     w = vals if weighted else None
     if eid is not None:  # written by concomp: restore the original edge order
-        csr_to_graph(indptr, indices, n)  # the CSR itself must hold before it is indexed
+        Graph.from_csr(indptr, indices, n)  # the CSR itself must hold before it is indexed
         m = indices.shape[0]
         if eid.ndim != 1 or eid.shape[0] != m or eid.dtype.kind not in "iu" or (m and (
                 int(eid.min()) < 0 or int(eid.max()) >= m or
@@ -362,11 +357,11 @@ def _read_npz_checked(data: bytes, opt):
         return _finish(opt, src, dst, w, n, directed)
     d = directed if opt.directed is None else opt.directed
     n = n if opt.num_nodes is None else opt.num_nodes
-    return csr_to_graph(indptr, indices, n, weights=_select_weights(opt, w), directed=d)
+    return Graph.from_csr(indptr, indices, n, weights=_select_weights(opt, w), directed=d)
 
 
 def _read_parquet(data: bytes, opt):
-    from .._validate import _DST_NAMES, _SRC_NAMES, _W_NAMES, _pick
+    from .._checks import _DST_NAMES, _SRC_NAMES, _W_NAMES, _pick
 
     pa, pq = pyarrow_or_raise()
     try:

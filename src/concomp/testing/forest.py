@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._arrays import to_numpy
-from .._validate import as_graph
+from .._input import as_graph
 
 __all__ = ["assert_spanning_forest", "scipy_labels"]
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._arrays import to_numpy
-from .._validate import as_graph
+from .._input import as_graph
 
 __all__ = ["assert_minimum_spanning_forest", "kruskal_reference"]
 
