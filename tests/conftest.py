@@ -2,6 +2,9 @@
 
 - Tests marked ``gpu`` are skipped, with the reason, where CuPy or a CUDA
   device is missing (``concomp._gpu._compat.gpu_status``).
+- ``device`` runs a test on each engine: ``"cpu"``, and ``"gpu"`` marked ``gpu``.
+- ``gpu_available`` says whether a GPU is usable, for the tests of what happens
+  without one.
 - ``real_data_dir`` is the folder of real graphs (``../shared/data/real`` or
   ``$CONCOMP_REAL_DATA``); tests that use it are skipped where it is absent.
 - Hypothesis profiles: ``default`` (60 examples, no deadline), ``ci`` (30
@@ -41,6 +44,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("gpu"):
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def gpu_available() -> bool:
+    """Whether CuPy imports and a CUDA device is usable here."""
+    from concomp._gpu._compat import gpu_status
+
+    return gpu_status()[0]
+
+
+@pytest.fixture(params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def device(request: pytest.FixtureRequest) -> str:
+    """The engine a test runs on: once on the CPU, once on the GPU (marked ``gpu``)."""
+    return request.param
 
 
 @pytest.fixture(scope="session")
