@@ -27,13 +27,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gpu_suite  # noqa: E402
-
-import concomp  # noqa: E402
-from concomp._gpu.components import run_variant  # noqa: E402
-from concomp.options import DEFAULTS  # noqa: E402
-from concomp.benchsuite import gpu_median_ms  # noqa: E402
-from concomp.variants import Variant, all_variants  # noqa: E402
+import concomp
+import gpu_suite
+from concomp._gpu.components import run_variant
+from concomp.benchsuite import gpu_median_ms
+from concomp.options import DEFAULTS
+from concomp.variants import Variant, all_variants
 
 
 def copy_bandwidth(cp) -> float:

@@ -85,6 +85,7 @@ def load_stream(name: str, device: str, quick: bool):
     """``(n, (src, dst) in CSR order, (src, dst) permuted, components)`` of a suite graph."""
     if device == "gpu":
         import cupy as cp
+
         import gpu_suite
 
         g = gpu_suite.make(name)

@@ -36,8 +36,8 @@ import numba as nb
 import numpy as np
 
 import concomp
-from concomp._shared.staging import stage_edges
 from concomp._gpu._compat import cupy_or_raise, device_info
+from concomp._shared.staging import stage_edges
 from concomp.streaming import stream_components
 
 GIB = 1 << 30

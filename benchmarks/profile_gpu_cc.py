@@ -13,11 +13,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gpu_suite  # noqa: E402
-
-from concomp._gpu.components import run_variant  # noqa: E402
-from concomp.options import DEFAULTS, Options  # noqa: E402
-from concomp.variants import Variant  # noqa: E402
+import gpu_suite
+from concomp._gpu.components import run_variant
+from concomp.options import DEFAULTS, Options
+from concomp.variants import Variant
 
 
 def parse_options(cfg: str) -> Options:

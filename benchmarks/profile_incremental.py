@@ -19,11 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_incremental import TARGET_MS, load_stream
-
-from profile_gpu_cc import parse_options
-
 from concomp.incremental import IncrementalConnectivity
 from concomp.options import DEFAULTS, Options
+from profile_gpu_cc import parse_options
 
 
 def time_fresh(cp, n: int, alg: str | None, reps: int, call, setup=None, check=None,

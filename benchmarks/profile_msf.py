@@ -17,9 +17,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from device_msf import grid, random_graph  # noqa: E402
-
-from concomp.benchsuite import gpu_median_ms  # noqa: E402
+from concomp.benchsuite import gpu_median_ms
+from device_msf import grid, random_graph
 
 
 def main() -> int:

@@ -20,9 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_incremental import load_stream
-from profile_incremental import time_fresh
-
 from concomp.options import DEFAULTS, Options
+from profile_incremental import time_fresh
 
 MODES = {"persistent": DEFAULTS.with_(stream_persistent_max=1 << 62),
          "launches": DEFAULTS.with_(stream_persistent_max=0)}

@@ -10,7 +10,6 @@ import scipy.sparse as sp
 
 import concomp
 from concomp import all_variants
-from concomp._gpu._compat import gpu_status
 from concomp.errors import DeviceUnavailableError, InvalidGraphError
 from concomp.options import Options
 from concomp.testing import (
@@ -25,7 +24,6 @@ ZOO = graph_zoo()
 #: The matrix: every variant of each engine (the completeness guard imports these).
 CPU_VARIANTS = all_variants("cpu")
 GPU_VARIANTS = all_variants("gpu")
-HAS_GPU = gpu_status()[0]
 
 
 def _min_vertex_roots(labels: np.ndarray, count: int) -> np.ndarray:
@@ -198,9 +196,10 @@ def test_input_file_path(tmp_path):
 
 
 # --------------------------------------------------------------------------- devices
-@pytest.mark.skipif(HAS_GPU, reason="a GPU is usable here")
-def test_device_gpu_without_gpu_raises_with_reason():
-    with pytest.raises(DeviceUnavailableError, match="device='gpu' cannot run here: .+"):
+def test_device_gpu_without_gpu_raises_with_reason(gpu_available):
+    if gpu_available:
+        pytest.skip("a GPU is usable here")
+    with pytest.raises(DeviceUnavailableError, match=r"device='gpu' cannot run here: .+"):
         concomp.connected_components(EDGES, num_nodes=N, device="gpu")
 
 
@@ -209,13 +208,13 @@ def test_bad_device_string_raises():
         concomp.connected_components(EDGES, num_nodes=N, device="tpu")
 
 
-def test_env_device_is_honoured(monkeypatch):
+def test_env_device_is_honoured(monkeypatch, gpu_available):
     monkeypatch.setenv("CONCOMP_DEVICE", "cpu")
     _check(EDGES, num_nodes=N, device="auto")
     monkeypatch.setenv("CONCOMP_DEVICE", "bogus")
     with pytest.raises(InvalidGraphError, match="CONCOMP_DEVICE"):
         concomp.connected_components(EDGES, num_nodes=N, device="auto")
-    if not HAS_GPU:
+    if not gpu_available:
         monkeypatch.setenv("CONCOMP_DEVICE", "gpu")
         with pytest.raises(DeviceUnavailableError):
             concomp.connected_components(EDGES, num_nodes=N)
@@ -284,12 +283,9 @@ def _late_lower_neighbours_csr():
     return indptr, indices, n
 
 
-@pytest.mark.parametrize("device", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 @pytest.mark.parametrize("algorithm", ["koutl-rem_cas-splice-csr", "koutl-async-halve-coo",
                                        "koutl3-rem_cas-splice-coo", "koutl-ecl-jump-csr"])
 def test_kout_lower_misses_late_rows_and_the_finish_unites_them(device, algorithm):
-    if device == "gpu" and not HAS_GPU:
-        pytest.skip(gpu_status()[1])
     indptr, indices, n = _late_lower_neighbours_csr()
     assert indptr[101] - indptr[100] - 2 >= Options().kout_lower_scan  # the premise
     g = concomp.Graph.from_csr(indptr, indices, num_nodes=n, symmetric=True)

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from concomp._gpu._compat import gpu_status
 from concomp._gpu.forest import records_forest
 from concomp.errors import InvalidVariantError
 from concomp.forest import (
@@ -21,7 +20,6 @@ from concomp.options import Options
 from concomp.testing.forest import assert_spanning_forest
 from concomp.variants import all_variants
 
-gpu = pytest.mark.skipif(not gpu_status()[0], reason=f"no usable GPU: {gpu_status()[1]}")
 CPU_VARIANTS = [v for v in all_variants("cpu") if is_forest_variant(v, "cpu")]
 GPU_FOREST_VARIANTS = [v for v in all_variants("gpu") if records_forest(v)]
 
@@ -149,7 +147,6 @@ def device_zoo() -> dict[str, Graph]:
 
 
 @pytest.mark.gpu
-@gpu
 @pytest.mark.parametrize("dtype", [np.int32, np.int64], ids=["int32", "int64"])
 @pytest.mark.parametrize("variant", GPU_FOREST_VARIANTS, ids=str)
 def test_every_gpu_union_find_variant(variant, dtype, device_zoo) -> None:
@@ -166,7 +163,6 @@ def test_every_gpu_union_find_variant(variant, dtype, device_zoo) -> None:
 
 
 @pytest.mark.gpu
-@gpu
 def test_gpu_public_api_keeps_data_where_it_is() -> None:
     import cupy as cp
 

@@ -12,9 +12,9 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from concomp.io import _parse as _io_parse
 from concomp.errors import GraphFormatError, InvalidGraphError
 from concomp.io import FORMATS, read_graph, sniff_format, write_graph
+from concomp.io import _parse as _io_parse
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
 

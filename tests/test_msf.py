@@ -13,7 +13,6 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import minimum_spanning_tree
 
-from concomp._gpu._compat import gpu_status
 from concomp.errors import (
     DeviceUnavailableError,
     InvalidGraphError,
@@ -26,7 +25,6 @@ from concomp.testing.msf import assert_minimum_spanning_forest, kruskal_referenc
 CPU_ALGORITHMS = ("kruskal", "boruvka", "prim")
 REAL = Path(os.environ.get("CONCOMP_REAL_DATA",
                           Path(__file__).resolve().parents[2] / "shared" / "data" / "real"))
-gpu = pytest.mark.skipif(not gpu_status()[0], reason=f"no usable GPU: {gpu_status()[1]}")
 
 
 # --------------------------------------------------------------------------- the zoo
@@ -190,11 +188,11 @@ def test_nan_weight_raises() -> None:
         minimum_spanning_forest((np.array([0, 1]), np.array([1, 2])), np.array([1.0, np.nan]))
 
 
-def test_bad_algorithm_and_device() -> None:
+def test_bad_algorithm_and_device(gpu_available: bool) -> None:
     g = _graph("path")
     with pytest.raises(InvalidVariantError, match="not valid"):
         minimum_spanning_forest(g, algorithm="dijkstra")
-    if not gpu_status()[0]:
+    if not gpu_available:
         with pytest.raises(DeviceUnavailableError):
             minimum_spanning_forest(g, device="gpu")
 
@@ -271,7 +269,6 @@ def test_kernels_compile_with_nvcc(tmp_path: Path) -> None:
 
 
 @pytest.mark.gpu
-@gpu
 @pytest.mark.parametrize("algorithm", ["boruvka", "prim"])
 @pytest.mark.parametrize("name", list(ZOO))
 def test_gpu_matches_oracle(name: str, algorithm: str) -> None:
@@ -289,7 +286,6 @@ def test_gpu_matches_oracle(name: str, algorithm: str) -> None:
 
 
 @pytest.mark.gpu
-@gpu
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("algorithm", ["boruvka", "prim"])
 def test_gpu_driver_index_types(index_dtype, algorithm: str) -> None:
@@ -314,7 +310,6 @@ def test_gpu_driver_index_types(index_dtype, algorithm: str) -> None:
 
 
 @pytest.mark.gpu
-@gpu
 def test_gpu_real_graphs(real_graph) -> None:
     g, expect = real_graph
     for algorithm in ("boruvka", "prim"):
@@ -323,7 +318,6 @@ def test_gpu_real_graphs(real_graph) -> None:
 
 
 @pytest.mark.gpu
-@gpu
 def test_gpu_prim_lists_and_kruskal_refusal() -> None:
     import cupy as cp
 
@@ -344,7 +338,6 @@ def test_gpu_prim_lists_and_kruskal_refusal() -> None:
 
 
 @pytest.mark.gpu
-@gpu
 @pytest.mark.parametrize("key_path", [True, False])
 def test_gpu_boruvka_key_and_ranking_paths(key_path: bool) -> None:
     """Packed-key Borůvka (weights fit 32 bits) and the ranking path give the oracle's edges
@@ -372,7 +365,6 @@ def test_gpu_boruvka_key_and_ranking_paths(key_path: bool) -> None:
 
 
 @pytest.mark.gpu
-@gpu
 def test_gpu_key_boruvka_light_split_and_rounds() -> None:
     """Any light/heavy split gives the same forest, on packed keys and on ranks; the
     trace covers every round; keys too wide to pack fall back to the ranking path."""
@@ -404,7 +396,6 @@ def test_gpu_key_boruvka_light_split_and_rounds() -> None:
 
 
 @pytest.mark.gpu
-@gpu
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 def test_gpu_key_boruvka_equal_keys(index_dtype) -> None:
     """Edges whose packed keys are equal (same weight, same smaller endpoint, larger

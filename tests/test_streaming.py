@@ -16,8 +16,6 @@ from scipy.sparse.csgraph import connected_components as scipy_cc
 
 import concomp
 from concomp._cpu import streaming as cpu_streaming
-from concomp._shared import staging
-from concomp._gpu._compat import gpu_status
 from concomp._gpu.streaming import (
     MIN_CHUNK_EDGES,
     in_core_bytes,
@@ -26,6 +24,7 @@ from concomp._gpu.streaming import (
     should_stream,
     streaming_variant_of,
 )
+from concomp._shared import staging
 from concomp.errors import (
     DeviceMemoryError,
     DeviceUnavailableError,
@@ -35,9 +34,6 @@ from concomp.errors import (
 from concomp.options import DEFAULTS, Options
 from concomp.streaming import iter_edge_chunks, stream_components
 from concomp.variants import Variant
-
-HAS_GPU, GPU_REASON = gpu_status()
-gpu = pytest.mark.skipif(not HAS_GPU, reason=f"no usable GPU: {GPU_REASON}")
 
 
 def scipy_labels(src, dst, n):
@@ -282,8 +278,9 @@ def test_variants_and_arguments_that_cannot_stream():
         stream_components([], -1, device="cpu")
 
 
-@pytest.mark.skipif(HAS_GPU, reason="a GPU is present")
-def test_device_gpu_without_gpu_raises_and_auto_falls_back():
+def test_device_gpu_without_gpu_raises_and_auto_falls_back(gpu_available):
+    if gpu_available:
+        pytest.skip("a GPU is present")
     with pytest.raises(DeviceUnavailableError):
         stream_components([(np.array([0]), np.array([1]))], device="gpu")
     assert stream_components([(np.array([0]), np.array([1]))], device="auto")[0] == 1
@@ -366,7 +363,7 @@ def _gpu_graph(seed=20, n=20_000, m=30_000):
     return np.r_[src, np.zeros(2000, int), hub], np.r_[dst, hub, np.zeros(2000, int)], n
 
 
-@gpu
+@pytest.mark.gpu
 @pytest.mark.parametrize("variant, dtype", [(v, np.int32) for v in GPU_VARIANTS]
                          + [(GPU_VARIANTS[0], np.int64), (GPU_VARIANTS[1], np.int64)],
                          ids=lambda x: str(np.dtype(x)) if not isinstance(x, str) else x)
@@ -388,7 +385,7 @@ def test_gpu_out_of_core_streams_many_chunks(variant, dtype):
     np.testing.assert_array_equal(cp.asnumpy(labels), in_memory[1])
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_stream_components_packs_and_splits_chunks(monkeypatch):
     from concomp._gpu import streaming as gpu_streaming
 
@@ -419,7 +416,7 @@ def _gpu_stream(chunks, options, grow_to=None):
     return count, labels, eng.info()
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_labels_grow_and_widen():
     options = Options(int32_ids=3000, chunk_edges=300)  # int64 labels once ids pass 3000
     rng = np.random.default_rng(22)
@@ -436,7 +433,7 @@ def test_gpu_labels_grow_and_widen():
     assert count == scipy_labels(np.r_[src, 0], np.r_[dst, 1], n + 7)[0]
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_pinned_and_device_chunks():
     import cupy as cp
     import cupyx
@@ -454,7 +451,7 @@ def test_gpu_pinned_and_device_chunks():
     assert_same((count, labels.get()), src, dst, n)
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_validation_and_budget_errors():
     src, dst, n = _gpu_graph(24)
     chunks = pieces(src, dst, 8)
@@ -466,7 +463,7 @@ def test_gpu_validation_and_budget_errors():
         stream_components(pieces(src, dst, 2), n, device="gpu", max_device_bytes=n)
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_symmetric_graph_unites_one_direction():
     from concomp._gpu.streaming import canonical_on_device, out_of_core_roots
 
@@ -483,7 +480,7 @@ def test_gpu_symmetric_graph_unites_one_direction():
     np.testing.assert_array_equal(labels.get(), ref[1])
 
 
-@gpu
+@pytest.mark.gpu
 def test_gpu_download_through_pinned_bounce_buffers():
     import cupy as cp
 

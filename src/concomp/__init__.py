@@ -53,10 +53,10 @@ from .errors import (
     InvalidStateError,
     InvalidVariantError,
 )
-from .graph import Graph
-from .io import read_graph, write_graph
 from .forest import SpanningForest, spanning_forest
+from .graph import Graph
 from .incremental import IncrementalConnectivity
+from .io import read_graph, write_graph
 from .msf import MinimumSpanningForest, minimum_spanning_forest
 from .options import Options
 from .streaming import stream_components

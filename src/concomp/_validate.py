@@ -13,8 +13,15 @@ from typing import Any
 import numpy as np
 
 from ._arrays import is_cupy_array, is_cupy_sparse, is_torch_tensor
-from ._checks import (_DST_NAMES, _SRC_NAMES, _W_NAMES, _as_array, _as_id_array, _pick,
-                      _torch_to_array)
+from ._checks import (
+    _DST_NAMES,
+    _SRC_NAMES,
+    _W_NAMES,
+    _as_array,
+    _as_id_array,
+    _pick,
+    _torch_to_array,
+)
 from .errors import InvalidGraphError
 from .graph import Graph
 

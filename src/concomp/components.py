@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-
 from ._arrays import get_xp, is_cupy_array, to_numpy
 from ._arrays import to_device as _on_device
 from ._dispatch import choose_device, driver

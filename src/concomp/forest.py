@@ -24,8 +24,8 @@ import numpy as np
 
 from ._arrays import to_device, to_numpy
 from ._dispatch import choose_device, driver
-from ._rules import FOREST_FAMILIES, union_rules_for
 from ._input import as_graph
+from ._rules import FOREST_FAMILIES, union_rules_for
 from .errors import InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options

@@ -27,8 +27,6 @@ from typing import Any
 import numpy as np
 
 from ._arrays import is_cupy_array, is_torch_tensor, to_numpy
-from ._dispatch import choose_device, driver, resolve_device
-from ._rules import UNION_RULES, union_rules_for
 from ._checks import (
     _DST_NAMES,
     _SRC_NAMES,
@@ -38,6 +36,8 @@ from ._checks import (
     check_ids,
     check_num_nodes,
 )
+from ._dispatch import choose_device, driver, resolve_device
+from ._rules import UNION_RULES, union_rules_for
 from ._validate import _is_dataframe
 from .errors import GraphFormatError, InvalidGraphError, InvalidVariantError
 from .graph import Graph

@@ -18,9 +18,16 @@ from ..variants import Finish, Layout, Sampling, Variant
 from .families import PARALLEL_REM, parallel_threads, rem_cas_roots
 from .families import component_roots as family_roots
 from .rules import unite_for
-from .unionfind import (coo_union, coo_union_skip, csr_finish, csr_finish_any, flatten,
-                        most_frequent_root, sample,
-                        state_dtype)
+from .unionfind import (
+    coo_union,
+    coo_union_skip,
+    csr_finish,
+    csr_finish_any,
+    flatten,
+    most_frequent_root,
+    sample,
+    state_dtype,
+)
 
 __all__ = ["auto_variant", "canonical_labels", "component_roots", "count_roots"]
 

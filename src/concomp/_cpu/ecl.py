@@ -21,7 +21,6 @@ import numba as nb
 import numpy as np
 
 from .._shared.threads import serialized
-
 from .atomics import atomic_load, cas
 
 __all__ = ["ecl_af_roots", "ecl_roots"]

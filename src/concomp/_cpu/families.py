@@ -12,7 +12,6 @@ import numba as nb
 import numpy as np
 
 from .._shared.threads import serialized
-
 from ..errors import InvalidVariantError
 from ..graph import Graph
 from ..options import DEFAULTS, Options

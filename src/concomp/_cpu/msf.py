@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
-
-from .._shared.threads import serialized
 from numba import prange
 
+from .._shared.threads import serialized
 from ..graph import Graph
 from ..options import Options
 from .msf_boruvka import boruvka

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
-
-from .._shared.threads import serialized
 from numba import prange
 
+from .._shared.threads import serialized
 from .msf_common import _find, _pairs
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from numba import prange
 
 from .._shared.threads import serialized
-from numba import prange
 
 
 @serialized

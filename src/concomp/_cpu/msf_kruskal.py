@@ -13,10 +13,9 @@ import itertools
 
 import numba as nb
 import numpy as np
-
-from .._shared.threads import serialized
 from numba import prange
 
+from .._shared.threads import serialized
 from .msf_common import _find, _nbits, _pack, _pairs
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier

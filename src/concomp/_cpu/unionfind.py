@@ -14,7 +14,6 @@ import numba as nb
 import numpy as np
 
 from .._shared.threads import serialized
-
 from ..graph import Graph
 from ..options import Options
 from ..variants import Sampling, Variant

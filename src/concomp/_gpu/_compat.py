@@ -44,7 +44,7 @@ def cupy_or_raise():
     return cupy
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def device_info(device_id: int = 0) -> dict:
     """SM count, L2 size and limits read off the device (cached per device)."""
     import cupy

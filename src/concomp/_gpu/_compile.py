@@ -20,7 +20,7 @@ NVRTC_OPTIONS = ("--std=c++17", "-DCONCOMP_NVRTC")
 __all__ = ["CUDA_DIR", "NVRTC_OPTIONS", "get_kernel", "get_module", "source_text"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def source_text(filename: str) -> str:
     """The source of ``cuda/<filename>`` with local ``#include "x.cuh"`` lines inlined.
 
@@ -46,7 +46,7 @@ def _inline(filename: str, seen: set[str]) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def get_module(filename: str, names: tuple[str, ...], device_id: int):
     cupy = cupy_module()
 

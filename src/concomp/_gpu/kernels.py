@@ -116,7 +116,7 @@ def all_cc_instantiations() -> list[str]:
     return sorted(names)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def cc_kernels(finish: object, compress: str, dtype: str, record: bool) -> CCKernels:
     """Memoized :class:`CCKernels` (their function handles are reused across runs)."""
     return CCKernels(Variant(finish=finish, compress=compress), np.dtype(dtype), record)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from .. import benchsuite
+from ..errors import ConcompError
 from ._commands import (
     _add_cc_arguments,
     _add_generate_arguments,
@@ -43,7 +44,6 @@ from ._common import (
     CLIError,
     write_labels,  # noqa: F401  (re-exported: a public name of concomp.cli)
 )
-from ..errors import ConcompError
 
 __all__ = ["main", "build_parser", "register", "Subcommand", "SUBCOMMANDS", "CLIError"]
 

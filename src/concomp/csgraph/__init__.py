@@ -60,7 +60,7 @@ from .._dispatch import driver, unsupported
 
 log = logging.getLogger("concomp.csgraph")
 
-__all__ = ["connected_components", "minimum_spanning_tree"]  # noqa: F822 (lazy, __getattr__)
+__all__ = ["connected_components", "minimum_spanning_tree"]
 
 _LAZY = {"minimum_spanning_tree": "._mst"}
 

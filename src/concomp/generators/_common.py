@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _host as _gen_cpu
-from . import _xp as _gen_xp
 from .._dispatch import resolve_device as _resolve
 from ..errors import InvalidGraphError
+from . import _host as _gen_cpu
+from . import _xp as _gen_xp
 
 __all__ = ["derive_keys", "resolve_device", "xp_for", "int_arg", "permutation"]
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from . import _xp as _gen_xp
 from .._arrays import index_dtype_for
+from ..graph import Graph
+from . import _xp as _gen_xp
 from ._common import derive_keys, int_arg, resolve_device, xp_for
 from ._weights import finish_graph
-from ..graph import Graph
 
 __all__ = ["knn_geometric", "delaunay", "barabasi_albert"]
 

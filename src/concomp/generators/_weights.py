@@ -8,14 +8,14 @@ from typing import Any
 
 import numpy as np
 
-from . import _host as _gen_cpu
-from . import _xp as _gen_xp
 from .._arrays import get_xp, index_dtype_for, is_cupy_array, to_numpy
-from ._common import derive_keys, resolve_device, xp_for
 from .._checks import check_weights
 from .._validate import csr_to_graph, edges_to_graph
 from ..errors import InvalidGraphError
 from ..graph import Graph
+from . import _host as _gen_cpu
+from . import _xp as _gen_xp
+from ._common import derive_keys, resolve_device, xp_for
 
 __all__ = ["random_weights", "with_weights", "finish_graph"]
 

@@ -21,15 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import check_num_nodes
 from .._dispatch import driver, resolve_device
 from .._rules import union_rules_for
 from ..errors import InvalidGraphError, InvalidStateError, InvalidVariantError
-from ._batches import (INSERT, QUERY, Batch, check_batch_size, load_state, place,
-                                   prepare, save_state)
-from .._checks import check_num_nodes
 from ..forest import SpanningForest
 from ..options import Options, resolve_options
 from ..variants import Variant, resolve_variant
+from ._batches import INSERT, QUERY, Batch, check_batch_size, load_state, place, prepare, save_state
 
 __all__ = ["INSERT", "QUERY", "IncrementalConnectivity", "legal_algorithms", "plan_capacity"]
 

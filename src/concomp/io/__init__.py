@@ -51,6 +51,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._validate import coerce_graph
+from ..errors import InvalidGraphError
+from ..graph import Graph
 from ._files import (
     _EXTENSIONS,
     Input,
@@ -60,9 +63,6 @@ from ._files import (
     sniff_format,
 )
 from ._writers import WRITERS
-from ..errors import InvalidGraphError
-from .._validate import coerce_graph
-from ..graph import Graph
 
 __all__ = ["FORMATS", "read_graph", "sniff_format", "write_graph"]
 

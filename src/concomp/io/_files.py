@@ -100,7 +100,7 @@ class Input:
             self.stream.close()
         self.raw.close()
 
-    def __enter__(self) -> "Input":
+    def __enter__(self) -> Input:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -26,6 +26,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from ..errors import GraphFormatError
 from ._emit import format_adjacency, format_edges
 from ._files import pyarrow_or_raise  # noqa: F401  (concomp.streaming imports it here)
 from ._lex import (
@@ -48,7 +49,6 @@ from ._lex import (
     _skip_line,
 )
 from ._scan import _scan_edges, _scan_metis
-from ..errors import GraphFormatError
 
 __all__ = ["finish_weights", "format_adjacency", "format_edges", "line_of", "raise_at",
            "scan_body", "scan_edges", "scan_metis", "Text", "BLOCK_BYTES", "HEAD_BYTES"]

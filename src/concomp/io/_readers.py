@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._files import pyarrow_or_raise
-from ._parse import line_of, raise_at, scan_body, scan_metis
 from ..errors import GraphFormatError
 from ..graph import Graph
+from ._files import pyarrow_or_raise
+from ._parse import line_of, raise_at, scan_body, scan_metis
 
 
 def _data_line(data: bytes, pos: int, comment: bytes) -> tuple[int, int, bytes]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._files import pyarrow_or_raise
 from ..graph import Graph
+from ._files import pyarrow_or_raise
 
 
 def _write_snap(g: Graph, one_based: bool) -> list:
