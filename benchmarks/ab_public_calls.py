@@ -59,8 +59,7 @@ def child(reps: int) -> dict:
     for name in ("rmat22", "er22", "gridp4k", "cong22"):
         g = make(name)
         count, _ = concomp.connected_components(g)
-        out[f"cc/{name}"] = _events_median(cp, lambda g=g: concomp.connected_components(g),
-                                           reps)
+        out[f"cc/{name}"] = _events_median(cp, lambda g=g: concomp.connected_components(g), reps)
         out[f"count/{name}"] = int(count)
         src, dst = g.coo()
         n = g.num_nodes
@@ -69,16 +68,21 @@ def child(reps: int) -> dict:
             return concomp.IncrementalConnectivity(n, device="gpu")
 
         out[f"incremental/{name}"] = _events_median(
-            cp, lambda ic=None, s=src, d=dst: (ic or fresh()).insert(s, d), reps, setup=fresh)
+            cp, lambda ic=None, s=src, d=dst: (ic or fresh()).insert(s, d), reps, setup=fresh
+        )
         del g, src, dst
         cp.get_default_memory_pool().free_all_blocks()
-    for name, gw in (("grid2048", concomp.generators.grid(2048, 2048, device="gpu",
-                                                          weights="int", seed=5)),
-                     ("gnm8M_deg8", concomp.generators.gnm(1 << 23, 1 << 25, device="gpu",
-                                                           weights="int", seed=5))):
+    for name, gw in (
+        ("grid2048", concomp.generators.grid(2048, 2048, device="gpu", weights="int", seed=5)),
+        (
+            "gnm8M_deg8",
+            concomp.generators.gnm(1 << 23, 1 << 25, device="gpu", weights="int", seed=5),
+        ),
+    ):
         f = concomp.minimum_spanning_forest(gw)
-        out[f"msf/{name}"] = _events_median(cp, lambda gw=gw: concomp.minimum_spanning_forest(gw),
-                                            reps)
+        out[f"msf/{name}"] = _events_median(
+            cp, lambda gw=gw: concomp.minimum_spanning_forest(gw), reps
+        )
         out[f"weight/{name}"] = float(f.total_weight)
         del gw
         cp.get_default_memory_pool().free_all_blocks()
@@ -103,28 +107,34 @@ def main() -> None:
     for r in range(args.rounds):
         for label, path in trees.items():
             env = dict(os.environ, PYTHONPATH=f"{Path(path).resolve()}{os.pathsep}{HERE}")
-            res = subprocess.run([sys.executable, __file__, "--child", "--reps", str(args.reps),
-                                  "--tree", "x=y"], env=env, capture_output=True, text=True,
-                                 check=False)
+            res = subprocess.run(
+                [sys.executable, __file__, "--child", "--reps", str(args.reps), "--tree", "x=y"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             if res.returncode:
                 sys.exit(f"{label} round {r}: {res.stderr[-3000:]}")
             runs[label].append(json.loads(res.stdout.strip().splitlines()[-1]))
-    keys = [k for k in runs[next(iter(trees))][0] if k.split("/")[0] in ("cc", "msf",
-                                                                          "incremental")]
+    keys = [
+        k for k in runs[next(iter(trees))][0] if k.split("/")[0] in ("cc", "msf", "incremental")
+    ]
     table = {k: {label: [run[k] for run in rs] for label, rs in runs.items()} for k in keys}
     labels = list(trees)
     print(f"{'ms (median per round)':28s}" + "".join(f"{lab:>22s}" for lab in labels))
     for k, row in table.items():
-        print(f"{k:28s}" + "".join(f"{' / '.join(f'{x:.3f}' for x in row[lab]):>22s}"
-                                   for lab in labels))
+        print(
+            f"{k:28s}"
+            + "".join(f"{' / '.join(f'{x:.3f}' for x in row[lab]):>22s}" for lab in labels)
+        )
     for k in runs[labels[0]][0]:
         if k.split("/")[0] in ("count", "weight"):
             vals = {lab: runs[lab][0][k] for lab in labels}
             if len(set(vals.values())) != 1:
                 sys.exit(f"results differ between trees: {k} {vals}")
     if args.out:
-        args.out.write_text(json.dumps({"trees": trees, "rounds": runs, "table": table},
-                                       indent=1))
+        args.out.write_text(json.dumps({"trees": trees, "rounds": runs, "table": table}, indent=1))
 
 
 if __name__ == "__main__":

@@ -26,9 +26,15 @@ from concomp import generators
 from concomp.io import read_graph
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
-ROADS = ["road_usa-NY_pace.gr.xz", "road_usa-BAY_pace.gr.xz", "road_usa-COL_pace.gr.xz",
-         "road_usa-FLA_pace.gr.xz", "road_usa-NW_pace.gr.xz", "road_luxembourg-osm.mtx.gz",
-         "road_tiger-VT_dimacs.gr.gz"]
+ROADS = [
+    "road_usa-NY_pace.gr.xz",
+    "road_usa-BAY_pace.gr.xz",
+    "road_usa-COL_pace.gr.xz",
+    "road_usa-FLA_pace.gr.xz",
+    "road_usa-NW_pace.gr.xz",
+    "road_luxembourg-osm.mtx.gz",
+    "road_tiger-VT_dimacs.gr.gz",
+]
 
 
 def median_time(fn, reps: int) -> float:
@@ -43,8 +49,9 @@ def median_time(fn, reps: int) -> float:
 
 def scipy_matrix(g: concomp.Graph) -> sp.csr_matrix:
     indptr, indices, _ = g.csr()
-    return sp.csr_matrix((np.ones(indices.shape[0], np.int8), indices, indptr),
-                         shape=(g.num_nodes, g.num_nodes))
+    return sp.csr_matrix(
+        (np.ones(indices.shape[0], np.int8), indices, indptr), shape=(g.num_nodes, g.num_nodes)
+    )
 
 
 def bench(name: str, g: concomp.Graph, reps: int, scipy_reps: int) -> dict:
@@ -57,11 +64,21 @@ def bench(name: str, g: concomp.Graph, reps: int, scipy_reps: int) -> dict:
     from concomp._cpu.components import auto_variant
     from concomp.options import DEFAULTS
 
-    row = {"graph": name, "n": g.num_nodes, "entries": int(a.nnz), "components": int(n_ours),
-           "variant": str(auto_variant(g, DEFAULTS)), "scipy_ms": t_scipy, "concomp_cpu_ms": t_ours,
-           "speedup": t_scipy / t_ours}
-    print(f"{name:32s} n={g.num_nodes:>9,} nnz={a.nnz:>11,} scipy {t_scipy:9.1f} ms  concomp "
-          f"{t_ours:8.1f} ms  x{t_scipy / t_ours:5.1f}  ({row['variant']})", flush=True)
+    row = {
+        "graph": name,
+        "n": g.num_nodes,
+        "entries": int(a.nnz),
+        "components": int(n_ours),
+        "variant": str(auto_variant(g, DEFAULTS)),
+        "scipy_ms": t_scipy,
+        "concomp_cpu_ms": t_ours,
+        "speedup": t_scipy / t_ours,
+    }
+    print(
+        f"{name:32s} n={g.num_nodes:>9,} nnz={a.nnz:>11,} scipy {t_scipy:9.1f} ms  concomp "
+        f"{t_ours:8.1f} ms  x{t_scipy / t_ours:5.1f}  ({row['variant']})",
+        flush=True,
+    )
     return row
 
 
@@ -81,8 +98,9 @@ def main(argv=None) -> int:
             rows.append(bench(f, read_graph(REAL / f), args.reps, args.reps))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "cpu_cc.json").write_text(json.dumps({"machine": "2-core CI-class VM", "rows": rows},
-                                                indent=1))
+    (out / "cpu_cc.json").write_text(
+        json.dumps({"machine": "2-core CI-class VM", "rows": rows}, indent=1)
+    )
     return 0
 
 

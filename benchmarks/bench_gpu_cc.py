@@ -81,8 +81,10 @@ def peers(g, reps: int) -> dict[str, float]:
     from scipy.sparse.csgraph import connected_components
 
     indptr, indices, _ = g.csr()
-    a = sp.csr_matrix((np.ones(indices.shape[0], np.int8), indices.get(), indptr.get()),
-                      shape=(g.num_nodes, g.num_nodes))
+    a = sp.csr_matrix(
+        (np.ones(indices.shape[0], np.int8), indices.get(), indptr.get()),
+        shape=(g.num_nodes, g.num_nodes),
+    )
     out = {}
     t = time.perf_counter()
     count, _ = connected_components(a, directed=False)
@@ -104,22 +106,30 @@ def peers(g, reps: int) -> dict[str, float]:
 
 def write(out: Path, rows: list[dict], summary: dict) -> None:
     with open(out / "sweep.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["graph", "variant", "ms", "edges_per_s", "floor_ratio",
-                                          "error"])
+        w = csv.DictWriter(
+            f, fieldnames=["graph", "variant", "ms", "edges_per_s", "floor_ratio", "error"]
+        )
         w.writeheader()
         for r in rows:
             w.writerow(r)
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
 
 
-def real_graphs(cp, folder: Path, summary: dict, reps: int, only_auto: bool = False,
-                with_peers: bool = True) -> list[dict]:
+def real_graphs(
+    cp, folder: Path, summary: dict, reps: int, only_auto: bool = False, with_peers: bool = True
+) -> list[dict]:
     """Auto, the papers' presets and the suite's top variants on every real graph."""
     from concomp.variants import PRESETS
 
     picks = {str(v) for v in PRESETS.values() if v.supported_on("gpu")}
-    picks |= {"hb-rem_cas-splice-csr", "kout-rem_cas-splice-csr", "none-rem_cas-splice-csr",
-              "kout-async-halve-csr", "none-async-halve-csr", "none-rem_cas-splice-coo"}
+    picks |= {
+        "hb-rem_cas-splice-csr",
+        "kout-rem_cas-splice-csr",
+        "none-rem_cas-splice-csr",
+        "kout-async-halve-csr",
+        "none-async-halve-csr",
+        "none-rem_cas-splice-coo",
+    }
     if only_auto:
         picks = set()
     rows = []
@@ -127,21 +137,29 @@ def real_graphs(cp, folder: Path, summary: dict, reps: int, only_auto: bool = Fa
         try:
             rows += _one_real(cp, path, picks, summary, reps, with_peers)
         except Exception as exc:  # keep the sweep going; the error is in the CSV
-            rows.append({"graph": path.name, "variant": "*", "ms": float("nan"),
-                         "error": f"{type(exc).__name__}: {exc}"[:300]})
+            rows.append(
+                {
+                    "graph": path.name,
+                    "variant": "*",
+                    "ms": float("nan"),
+                    "error": f"{type(exc).__name__}: {exc}"[:300],
+                }
+            )
     return rows
 
 
-def _one_real(cp, path: Path, picks: set, summary: dict, reps: int,
-              with_peers: bool = True) -> list[dict]:
+def _one_real(
+    cp, path: Path, picks: set, summary: dict, reps: int, with_peers: bool = True
+) -> list[dict]:
     from concomp._gpu.autoselect import choose
     from concomp.io import read_graph
 
     rows = []
     host = read_graph(path)
     src, dst = host.coo()
-    g = gpu_suite.symmetric_csr_graph(cp, cp.asarray(src).astype(cp.int64),
-                                      cp.asarray(dst).astype(cp.int64), host.num_nodes)
+    g = gpu_suite.symmetric_csr_graph(
+        cp, cp.asarray(src).astype(cp.int64), cp.asarray(dst).astype(cp.int64), host.num_nodes
+    )
     info = peers(g, reps) if with_peers else {}
     info.update(n=g.num_nodes, undirected_edges=g.num_edges // 2)
     auto_v = choose(g, DEFAULTS)
@@ -155,19 +173,37 @@ def _one_real(cp, path: Path, picks: set, summary: dict, reps: int,
             if ref is not None:
                 check(cp, g, v, ref)
             ms = time_gpu(cp, lambda: run_variant(g, v, DEFAULTS), reps)
-            rows.append({"graph": path.name, "variant": vs, "ms": ms,
-                         "edges_per_s": g.num_edges / 2 / (ms / 1e3), "floor_ratio": ""})
+            rows.append(
+                {
+                    "graph": path.name,
+                    "variant": vs,
+                    "ms": ms,
+                    "edges_per_s": g.num_edges / 2 / (ms / 1e3),
+                    "floor_ratio": "",
+                }
+            )
         except Exception as exc:
-            rows.append({"graph": path.name, "variant": vs, "ms": float("nan"),
-                         "error": f"{type(exc).__name__}: {exc}"[:300]})
+            rows.append(
+                {
+                    "graph": path.name,
+                    "variant": vs,
+                    "ms": float("nan"),
+                    "error": f"{type(exc).__name__}: {exc}"[:300],
+                }
+            )
     mine = [r for r in rows if r["graph"] == path.name and r["ms"] == r["ms"]]
     best = min(mine, key=lambda r: r["ms"])
-    info.update(best_variant=best["variant"], best_ms=best["ms"],
-                auto_ms=next(r["ms"] for r in mine if r["variant"] == str(auto_v)))
+    info.update(
+        best_variant=best["variant"],
+        best_ms=best["ms"],
+        auto_ms=next(r["ms"] for r in mine if r["variant"] == str(auto_v)),
+    )
     summary["graphs"][path.name] = info
-    print(f"{path.name}: best {best['variant']} {best['ms']:.3f} ms, auto {auto_v} "
-          f"{info['auto_ms']:.3f} ms, scipy {info.get('scipy_ms', float('nan')):.1f} ms",
-          flush=True)
+    print(
+        f"{path.name}: best {best['variant']} {best['ms']:.3f} ms, auto {auto_v} "
+        f"{info['auto_ms']:.3f} ms, scipy {info.get('scipy_ms', float('nan')):.1f} ms",
+        flush=True,
+    )
     return rows
 
 
@@ -178,10 +214,16 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--out", default="benchmarks/results/gpu_cc")
     ap.add_argument("--no-peers", action="store_true")
-    ap.add_argument("--skip-slow-bfs", action="store_true",
-                    help="skip BFS sampling on graphs with a grid-like diameter")
-    ap.add_argument("--real", default="",
-                    help="folder of real graphs (../shared/data/real) to run --real-variants on")
+    ap.add_argument(
+        "--skip-slow-bfs",
+        action="store_true",
+        help="skip BFS sampling on graphs with a grid-like diameter",
+    )
+    ap.add_argument(
+        "--real",
+        default="",
+        help="folder of real graphs (../shared/data/real) to run --real-variants on",
+    )
     ap.add_argument("--real-variants", default="auto,presets,top")
     args = ap.parse_args(argv)
     import cupy as cp
@@ -195,7 +237,14 @@ def main(argv=None) -> int:
         variants = []
     else:  # "auto" in the list is added per graph below
         variants = [Variant.parse(x) for x in args.variants.split(",") if x != "auto"]
-    rows, summary = [], {"copy_bandwidth_GBps": bw / 1e9, "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "graphs": {}}
+    rows, summary = (
+        [],
+        {
+            "copy_bandwidth_GBps": bw / 1e9,
+            "device": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(),
+            "graphs": {},
+        },
+    )
     for name in args.graphs.split(","):
         g = gpu_suite.make(name)
         n, entries = g.num_nodes, g.num_edges
@@ -219,25 +268,49 @@ def main(argv=None) -> int:
                 if ref is not None:
                     check(cp, g, v, ref)
                 ms = time_gpu(cp, lambda: run_variant(g, v, DEFAULTS), args.reps)
-                rows.append({"graph": name, "variant": str(v), "ms": ms,
-                             "edges_per_s": entries / 2 / (ms / 1e3), "floor_ratio": ms / floor_ms})
+                rows.append(
+                    {
+                        "graph": name,
+                        "variant": str(v),
+                        "ms": ms,
+                        "edges_per_s": entries / 2 / (ms / 1e3),
+                        "floor_ratio": ms / floor_ms,
+                    }
+                )
             except Exception as exc:
-                rows.append({"graph": name, "variant": str(v), "ms": float("nan"),
-                             "error": f"{type(exc).__name__}: {exc}"[:300]})
+                rows.append(
+                    {
+                        "graph": name,
+                        "variant": str(v),
+                        "ms": float("nan"),
+                        "error": f"{type(exc).__name__}: {exc}"[:300],
+                    }
+                )
         graph_rows = [r for r in rows if r["graph"] == name and r["ms"] == r["ms"]]
         best = min(graph_rows, key=lambda r: r["ms"]) if graph_rows else None
         auto_row = next((r for r in graph_rows if r["variant"] == str(auto_v)), None)
-        info["best_variant"], info["best_ms"] = (best["variant"], best["ms"]) if best else (None, None)
+        info["best_variant"], info["best_ms"] = (
+            (best["variant"], best["ms"]) if best else (None, None)
+        )
         info["auto_ms"] = auto_row["ms"] if auto_row else None
         summary["graphs"][name] = info
-        print(f"{name}: n={n} m={entries // 2} best {info['best_variant']} {info['best_ms']} ms, "
-              f"auto {auto_v} {info['auto_ms']} ms, scipy {info.get('scipy_ms')} ms", flush=True)
+        print(
+            f"{name}: n={n} m={entries // 2} best {info['best_variant']} {info['best_ms']} ms, "
+            f"auto {auto_v} {info['auto_ms']} ms, scipy {info.get('scipy_ms')} ms",
+            flush=True,
+        )
         g = None  # release the device graph before the next one is built
         cp.get_default_memory_pool().free_all_blocks()
     write(out, rows, summary)
     if args.real:
-        rows += real_graphs(cp, Path(args.real), summary, args.reps,
-                            only_auto=args.real_variants == "auto", with_peers=not args.no_peers)
+        rows += real_graphs(
+            cp,
+            Path(args.real),
+            summary,
+            args.reps,
+            only_auto=args.real_variants == "auto",
+            with_peers=not args.no_peers,
+        )
         write(out, rows, summary)
     errors = [r for r in rows if "error" in r]
     for r in errors[:20]:

@@ -111,8 +111,17 @@ def bench_graph(name: str, args, timer: Timer) -> list[dict]:
         return IncrementalConnectivity(n, device=dev)
 
     def row(exp, mode, ms, ops, **kw):
-        rows.append({"graph": name, "experiment": exp, "mode": mode, "ms": ms,
-                     "ops": ops, "ops_per_s": ops / (ms / 1e3), **kw})
+        rows.append(
+            {
+                "graph": name,
+                "experiment": exp,
+                "mode": mode,
+                "ms": ms,
+                "ops": ops,
+                "ops_per_s": ops / (ms / 1e3),
+                **kw,
+            }
+        )
 
     check = fresh()
     check.insert(src, dst)
@@ -126,7 +135,7 @@ def bench_graph(name: str, args, timer: Timer) -> list[dict]:
     sizes = sorted({min(b, m) for b in BATCH_SIZES})
     for b in sizes:
         k = min(-(-m // b), args.max_batches)
-        chunks = [(src[i * b:(i + 1) * b], dst[i * b:(i + 1) * b]) for i in range(k)]
+        chunks = [(src[i * b : (i + 1) * b], dst[i * b : (i + 1) * b]) for i in range(k)]
         edges = sum(int(c[0].shape[0]) for c in chunks)
 
         def api(ic, chunks=chunks):
@@ -167,41 +176,57 @@ def report(rows: list[dict], device: str, quick: bool, verbose: bool) -> dict:
         g = [r for r in rows if r["graph"] == name]
         one = {(r["mode"], r["order"]): r["ms"] for r in g if r["experiment"] == "one_batch"}
         small = {r["mode"]: r for r in g if r["experiment"] == "batch_size" and r["batch"] == 10**4}
-        s = {"one_batch_api_ms": one["api", "csr"], "one_batch_kernel_ms": one["kernel", "csr"],
-             "one_batch_permuted_api_ms": one["api", "permuted"],
-             "one_batch_permuted_kernel_ms": one["kernel", "permuted"],
-             "target_ms": None if quick else TARGET_MS.get(name), "edges": g[0]["ops"]}
+        s = {
+            "one_batch_api_ms": one["api", "csr"],
+            "one_batch_kernel_ms": one["kernel", "csr"],
+            "one_batch_permuted_api_ms": one["api", "permuted"],
+            "one_batch_permuted_kernel_ms": one["kernel", "permuted"],
+            "target_ms": None if quick else TARGET_MS.get(name),
+            "edges": g[0]["ops"],
+        }
         if small:
             s["batch1e4_api_eps"] = small["api"]["ops_per_s"]
             s["batch1e4_kernel_eps"] = small["kernel"]["ops_per_s"]
             s["batch1e4_stream_eps"] = small["stream"]["ops_per_s"]
-        smallest = [r for r in g if r["experiment"] == "batch_size" and r["batch"] == min(
-            x["batch"] for x in g if x["experiment"] == "batch_size")]
+        smallest = [
+            r
+            for r in g
+            if r["experiment"] == "batch_size"
+            and r["batch"] == min(x["batch"] for x in g if x["experiment"] == "batch_size")
+        ]
         for r in smallest:  # the per-batch floor: time per batch at the smallest batch size
             s[f"floor_us_per_batch_{r['mode']}"] = r["us_per_batch"]
         summary[name] = s
-    print(f"\nincremental connectivity ({device}); targets: GConn one batch (ms), "
-          f">= {TARGET_SMALL_BATCH_EPS:.0e} edges/s at batch 1e4")
+    print(
+        f"\nincremental connectivity ({device}); targets: GConn one batch (ms), "
+        f">= {TARGET_SMALL_BATCH_EPS:.0e} edges/s at batch 1e4"
+    )
     print("one batch: all edges in CSR order (as the reference) / randomly permuted; ms")
-    print(f"{'graph':9} {'edges':>11} {'api':>8} {'kernel':>8} {'target':>7} {'perm api':>9} "
-          f"{'perm kern':>9} {'1e4 api e/s':>12} {'1e4 kern e/s':>12} {'1e4 strm e/s':>12} "
-          f"{'floor us':>9} {'kern us':>8} {'strm us':>8}")
+    print(
+        f"{'graph':9} {'edges':>11} {'api':>8} {'kernel':>8} {'target':>7} {'perm api':>9} "
+        f"{'perm kern':>9} {'1e4 api e/s':>12} {'1e4 kern e/s':>12} {'1e4 strm e/s':>12} "
+        f"{'floor us':>9} {'kern us':>8} {'strm us':>8}"
+    )
     for name, s in summary.items():
         tgt = f"{s['target_ms']:.2f}" if s["target_ms"] else "-"
-        print(f"{name:9} {s['edges']:>11,} {s['one_batch_api_ms']:>8.3f} "
-              f"{s['one_batch_kernel_ms']:>8.3f} {tgt:>7} {s['one_batch_permuted_api_ms']:>9.3f} "
-              f"{s['one_batch_permuted_kernel_ms']:>9.3f} {s.get('batch1e4_api_eps', 0):>12.3e} "
-              f"{s.get('batch1e4_kernel_eps', 0):>12.3e} {s.get('batch1e4_stream_eps', 0):>12.3e} "
-              f"{s.get('floor_us_per_batch_api', 0):>9.1f} "
-              f"{s.get('floor_us_per_batch_kernel', 0):>8.1f} "
-              f"{s.get('floor_us_per_batch_stream', 0):>8.1f}")
+        print(
+            f"{name:9} {s['edges']:>11,} {s['one_batch_api_ms']:>8.3f} "
+            f"{s['one_batch_kernel_ms']:>8.3f} {tgt:>7} {s['one_batch_permuted_api_ms']:>9.3f} "
+            f"{s['one_batch_permuted_kernel_ms']:>9.3f} {s.get('batch1e4_api_eps', 0):>12.3e} "
+            f"{s.get('batch1e4_kernel_eps', 0):>12.3e} {s.get('batch1e4_stream_eps', 0):>12.3e} "
+            f"{s.get('floor_us_per_batch_api', 0):>9.1f} "
+            f"{s.get('floor_us_per_batch_kernel', 0):>8.1f} "
+            f"{s.get('floor_us_per_batch_stream', 0):>8.1f}"
+        )
     if not verbose:
         return summary
     print(f"\n{'graph':9} {'experiment':10} {'mode':6} {'batch/ratio':>11} {'ms':>9} {'ops/s':>10}")
     for r in rows:
         key = r.get("ratio", r.get("batch", "")) if "order" not in r else r["order"]
-        print(f"{r['graph']:9} {r['experiment']:10} {r['mode']:6} {key!s:>11} {r['ms']:>9.3f} "
-              f"{r['ops_per_s']:>10.3e}")
+        print(
+            f"{r['graph']:9} {r['experiment']:10} {r['mode']:6} {key!s:>11} {r['ms']:>9.3f} "
+            f"{r['ops_per_s']:>10.3e}"
+        )
     return summary
 
 
@@ -212,8 +237,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="benchmarks/results/incremental")
     ap.add_argument("--quick", action="store_true", help="small graphs (CPU fallback)")
     ap.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
-    ap.add_argument("--max-batches", type=int, default=200,
-                    help="batches per timed stream (small batch sizes stream a prefix)")
+    ap.add_argument(
+        "--max-batches",
+        type=int,
+        default=200,
+        help="batches per timed stream (small batch sizes stream a prefix)",
+    )
     ap.add_argument("--verbose", action="store_true", help="print every row, not just the summary")
     args = ap.parse_args(argv)
     from concomp._gpu._compat import gpu_status
@@ -242,8 +271,9 @@ def main(argv=None) -> int:
     if args.device == "gpu":
         props = timer.cp.cuda.runtime.getDeviceProperties(0)
         meta["gpu"] = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
-    (out / "incremental.json").write_text(json.dumps({"meta": meta, "summary": summary,
-                                                      "rows": rows}, indent=1))
+    (out / "incremental.json").write_text(
+        json.dumps({"meta": meta, "summary": summary, "rows": rows}, indent=1)
+    )
     return 0
 
 

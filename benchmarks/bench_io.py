@@ -35,9 +35,12 @@ def make_file(directory: str, m: int, n: int, weights: str, seed: int = 0) -> st
     rng = np.random.default_rng(seed)
     src = rng.integers(0, n, m, dtype=np.int64)
     dst = rng.integers(0, n, m, dtype=np.int64)
-    w = {"none": None, "int": lambda: rng.integers(1, 1000, m, dtype=np.int64),
-         "float": lambda: np.round(rng.random(m) * 100, 3), "float17": lambda: rng.random(m)
-         }[weights]
+    w = {
+        "none": None,
+        "int": lambda: rng.integers(1, 1000, m, dtype=np.int64),
+        "float": lambda: np.round(rng.random(m) * 100, 3),
+        "float17": lambda: rng.random(m),
+    }[weights]
     w = w() if w is not None else None
     path = os.path.join(directory, f"random_{weights}.txt")
     write_graph((src, dst) if w is None else (src, dst, w), path, format="snap")
@@ -60,8 +63,12 @@ def main() -> None:
     ap.add_argument("--edges", type=int, default=10_000_000)
     ap.add_argument("--nodes", type=int, default=5_000_000)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--weights", nargs="+", default=["none", "int", "float", "float17"],
-                    choices=["none", "int", "float", "float17"])
+    ap.add_argument(
+        "--weights",
+        nargs="+",
+        default=["none", "int", "float", "float17"],
+        choices=["none", "int", "float", "float17"],
+    )
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "io.json"))
     args = ap.parse_args()
     rows = []
@@ -71,18 +78,32 @@ def main() -> None:
             size = os.path.getsize(path)
             times = time_read(path, args.repeats)
             med = statistics.median(times)
-            row = {"format": "snap", "weights": weights, "edges": args.edges,
-                   "nodes": args.nodes, "file_bytes": size, "median_s": med,
-                   "times_s": times, "medges_per_s": args.edges / med / 1e6,
-                   "mbytes_per_s": size / med / 1e6}
+            row = {
+                "format": "snap",
+                "weights": weights,
+                "edges": args.edges,
+                "nodes": args.nodes,
+                "file_bytes": size,
+                "median_s": med,
+                "times_s": times,
+                "medges_per_s": args.edges / med / 1e6,
+                "mbytes_per_s": size / med / 1e6,
+            }
             rows.append(row)
-            print(f"snap, weights={weights:7s} {args.edges:,} edges "
-                  f"({size / 1e6:.0f} MB): median {med * 1e3:.0f} ms = "
-                  f"{row['medges_per_s']:.1f} M edges/s ({row['mbytes_per_s']:.0f} MB/s)")
-    result = {"benchmark": "read_graph SNAP text", "machine": platform.machine(),
-              "cpus": os.cpu_count(), "load_avg_1min": os.getloadavg()[0],
-              "python": platform.python_version(),
-              "numpy": np.__version__, "results": rows}
+            print(
+                f"snap, weights={weights:7s} {args.edges:,} edges "
+                f"({size / 1e6:.0f} MB): median {med * 1e3:.0f} ms = "
+                f"{row['medges_per_s']:.1f} M edges/s ({row['mbytes_per_s']:.0f} MB/s)"
+            )
+    result = {
+        "benchmark": "read_graph SNAP text",
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "load_avg_1min": os.getloadavg()[0],
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "results": rows,
+    }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")

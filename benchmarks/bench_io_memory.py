@@ -8,7 +8,8 @@ file (imports and numba compilation), next to the size of the arrays produced.
 ``--src`` points at another checkout's ``src`` folder to measure it the same way (for
 a before/after comparison, e.g. ``git archive <commit> src | tar -x -C /tmp/old``).
 
-    PYTHONPATH=src python benchmarks/bench_io_memory.py --mb 200 --out benchmarks/results/io_memory_cpu.json
+    PYTHONPATH=src python benchmarks/bench_io_memory.py --mb 200 \
+        --out benchmarks/results/io_memory_cpu.json
 """
 
 from __future__ import annotations
@@ -51,16 +52,25 @@ def write_file(path: str, mb: int) -> int:
 
 def measure(src_dir: str, small: str, big: str) -> dict:
     env = dict(os.environ, PYTHONPATH=src_dir)
-    out = subprocess.run([sys.executable, "-c", CHILD, small, big], capture_output=True,
-                         text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, small, big],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=int, default=200, help="decompressed size in MB")
-    ap.add_argument("--src", action="append", default=None,
-                    help="src folder(s) to measure (default: this checkout's src)")
+    ap.add_argument(
+        "--src",
+        action="append",
+        default=None,
+        help="src folder(s) to measure (default: this checkout's src)",
+    )
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", default=None, help="write the results as JSON here")
     args = ap.parse_args()
@@ -76,16 +86,27 @@ def main() -> None:
         for s in srcs:
             runs = [measure(s, small, big) for _ in range(args.repeat)]
             growth = sorted((r["peak_kib"] - r["base_kib"]) * 1024 for r in runs)
-            row = {"src": s, "decompressed_bytes": raw, "compressed_bytes": os.path.getsize(big),
-                   "edges": runs[0]["edges"], "array_bytes": runs[0]["array_bytes"],
-                   "peak_growth_bytes_median": growth[len(growth) // 2],
-                   "peak_growth_bytes_all": growth}
+            row = {
+                "src": s,
+                "decompressed_bytes": raw,
+                "compressed_bytes": os.path.getsize(big),
+                "edges": runs[0]["edges"],
+                "array_bytes": runs[0]["array_bytes"],
+                "peak_growth_bytes_median": growth[len(growth) // 2],
+                "peak_growth_bytes_all": growth,
+            }
             row["peak_over_decompressed"] = row["peak_growth_bytes_median"] / raw
             row["peak_over_arrays"] = row["peak_growth_bytes_median"] / row["array_bytes"]
             results.append(row)
             print(json.dumps(row))
-    doc = {"machine": {"platform": platform.platform(), "python": platform.python_version(),
-                       "cpus": os.cpu_count()}, "results": results}
+    doc = {
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+        },
+        "results": results,
+    }
     if args.out:
         with open(args.out, "w") as f:
             json.dump(doc, f, indent=1)

@@ -46,8 +46,12 @@ def grid(k: int, rng) -> tuple:
 
 def random_graph(n: int, avg_degree: int, rng) -> tuple:
     m = n * avg_degree // 2
-    return (rng.integers(0, n, m, dtype=np.int32), rng.integers(0, n, m, dtype=np.int32),
-            rng.integers(0, 1_000_001, m), n)
+    return (
+        rng.integers(0, n, m, dtype=np.int32),
+        rng.integers(0, n, m, dtype=np.int32),
+        rng.integers(0, 1_000_001, m),
+        n,
+    )
 
 
 def scipy_csr(s, d, w, n) -> sp.csr_array:
@@ -68,8 +72,9 @@ def networkx_graph(s, d, w, n):
     return G
 
 
-def bench_graph(name: str, graph: tuple, repeats: int, algorithms: tuple[str, ...],
-                with_networkx: bool = False) -> dict:
+def bench_graph(
+    name: str, graph: tuple, repeats: int, algorithms: tuple[str, ...], with_networkx: bool = False
+) -> dict:
     s, d, w, n = graph
     g = Graph.from_edges(s, d, n, weights=w)
     A = scipy_csr(s, d, w, n)
@@ -99,8 +104,13 @@ def bench_graph(name: str, graph: tuple, repeats: int, algorithms: tuple[str, ..
 
         nx_tree = nx.minimum_spanning_tree(G)
         assert nx_tree.size(weight="weight") == forest.total_weight
-    return {"graph": name, "n": n, "m": int(s.size), "median_s": med,
-            "speedup_vs_scipy": {k: med["scipy"] / v for k, v in med.items() if k != "scipy"}}
+    return {
+        "graph": name,
+        "n": n,
+        "m": int(s.size),
+        "median_s": med,
+        "speedup_vs_scipy": {k: med["scipy"] / v for k, v in med.items() if k != "scipy"},
+    }
 
 
 def main() -> None:
@@ -112,22 +122,36 @@ def main() -> None:
     rng = np.random.default_rng(0)
     k, n = (256, 1 << 16) if args.quick else (1024, 1 << 20)
     graphs = {f"grid{k}": grid(k, rng), f"random_n{n}_deg8": random_graph(n, 8, rng)}
-    rows = [bench_graph(name, g, args.repeats, ("kruskal", "boruvka", "prim"))
-            for name, g in graphs.items()]
+    rows = [
+        bench_graph(name, g, args.repeats, ("kruskal", "boruvka", "prim"))
+        for name, g in graphs.items()
+    ]
     # NetworkX (pure Python) side by side on small graphs only
     small = {"grid128": grid(128, rng), "random_n16384_deg8": random_graph(1 << 14, 8, rng)}
-    rows += [bench_graph(name, g, args.repeats, ("kruskal", "boruvka", "prim"),
-                         with_networkx=True) for name, g in small.items()]
-    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, numba "
-          f"{numba.__version__} threads={numba.get_num_threads()}; median of {args.repeats}")
-    print(f"{'graph':22s} {'m':>10s} {'SciPy s':>8s} " +
-          " ".join(f"{a + ' s':>10s} {'x':>5s}" for a in ("kruskal", "boruvka", "prim")))
+    rows += [
+        bench_graph(name, g, args.repeats, ("kruskal", "boruvka", "prim"), with_networkx=True)
+        for name, g in small.items()
+    ]
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, numba "
+        f"{numba.__version__} threads={numba.get_num_threads()}; median of {args.repeats}"
+    )
+    print(
+        f"{'graph':22s} {'m':>10s} {'SciPy s':>8s} "
+        + " ".join(f"{a + ' s':>10s} {'x':>5s}" for a in ("kruskal", "boruvka", "prim"))
+    )
     for r in rows:
         t, x = r["median_s"], r["speedup_vs_scipy"]
-        print(f"{r['graph']:22s} {r['m']:>10,d} {t['scipy']:>8.3f} " +
-              " ".join(f"{t[a]:>10.3f} {x[a]:>5.1f}" for a in ("kruskal", "boruvka", "prim")) +
-              (f"  NetworkX {t['networkx']:.3f} s (Kruskal {t['networkx'] / t['kruskal']:.0f}x "
-               "faster)" if "networkx" in t else ""))
+        print(
+            f"{r['graph']:22s} {r['m']:>10,d} {t['scipy']:>8.3f} "
+            + " ".join(f"{t[a]:>10.3f} {x[a]:>5.1f}" for a in ("kruskal", "boruvka", "prim"))
+            + (
+                f"  NetworkX {t['networkx']:.3f} s (Kruskal {t['networkx'] / t['kruskal']:.0f}x "
+                "faster)"
+                if "networkx" in t
+                else ""
+            )
+        )
     if args.out:
         with open(args.out, "w") as fh:
             json.dump(rows, fh, indent=1)

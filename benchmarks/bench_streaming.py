@@ -133,7 +133,7 @@ def staging_rate(src: np.ndarray, dst: np.ndarray, chunk: int, reps: int = 5) ->
     for r in range(reps + 1):
         a = (r * chunk) % max(src.shape[0] - chunk, 1)
         t = time.perf_counter()
-        stage_edges(src[a:a + chunk], dst[a:a + chunk], out_s, out_d)
+        stage_edges(src[a : a + chunk], dst[a : a + chunk], out_s, out_d)
         times.append(time.perf_counter() - t)
     return 2 * chunk * src.itemsize / statistics.median(times[1:])
 
@@ -146,7 +146,7 @@ def range_rate(src: np.ndarray, dst: np.ndarray, chunk: int, reps: int = 5) -> f
     for r in range(reps + 1):
         a = (r * chunk) % max(src.shape[0] - chunk, 1)
         t = time.perf_counter()
-        edge_id_range(src[a:a + chunk], dst[a:a + chunk])
+        edge_id_range(src[a : a + chunk], dst[a : a + chunk])
         times.append(time.perf_counter() - t)
     return 2 * chunk * src.itemsize / statistics.median(times[1:])
 
@@ -185,17 +185,37 @@ def check_prefix(cp, src, dst, n: int, k: int, variant: str) -> bool:
 
 def row(name: str, m: int, itemsize: int, seconds: float, times: list[float], h2d: float) -> dict:
     bytes_per_s = 2 * itemsize * m / seconds
-    return {"run": name, "median_s": seconds, "runs_s": times, "edges_per_s": m / seconds,
-            "edge_bytes_per_s": bytes_per_s, "ratio_to_h2d": bytes_per_s / h2d}
+    return {
+        "run": name,
+        "median_s": seconds,
+        "runs_s": times,
+        "edges_per_s": m / seconds,
+        "edge_bytes_per_s": bytes_per_s,
+        "ratio_to_h2d": bytes_per_s / h2d,
+    }
 
 
-def run(name: str, chunks, n: int, variant: str, m: int, reps: int, h2d: float,
-        chunk_edges: int | None = None) -> dict:
-    sec, times, res = timed(lambda: stream_components(chunks, n, device="gpu",
-                                                      algorithm=variant,
-                                                      chunk_edges=chunk_edges), reps)
-    return {**row(name, m, 4, sec, times, h2d), "components": int(res[0]),
-            "chunk_edges": chunk_edges}
+def run(
+    name: str,
+    chunks,
+    n: int,
+    variant: str,
+    m: int,
+    reps: int,
+    h2d: float,
+    chunk_edges: int | None = None,
+) -> dict:
+    sec, times, res = timed(
+        lambda: stream_components(
+            chunks, n, device="gpu", algorithm=variant, chunk_edges=chunk_edges
+        ),
+        reps,
+    )
+    return {
+        **row(name, m, 4, sec, times, h2d),
+        "components": int(res[0]),
+        "chunk_edges": chunk_edges,
+    }
 
 
 def bench_graph(cp, kind: str, args, h2d: float) -> dict:
@@ -208,41 +228,50 @@ def bench_graph(cp, kind: str, args, h2d: float) -> dict:
     # the pipeline sees them; a single-threaded probe array measured far lower)
     out["staging_bytes_per_s"] = staging_rate(src, dst, 1 << 24)
     out["range_check_bytes_per_s"] = range_rate(src, dst, 1 << 24)
-    print(f"{kind}: n=2^{args.scale} m={m:,} generated in {gen_s:.1f} s; host staging "
-          f"{out['staging_bytes_per_s'] / 1e9:.1f} GB/s, range check "
-          f"{out['range_check_bytes_per_s'] / 1e9:.1f} GB/s (ids read)", flush=True)
+    print(
+        f"{kind}: n=2^{args.scale} m={m:,} generated in {gen_s:.1f} s; host staging "
+        f"{out['staging_bytes_per_s'] / 1e9:.1f} GB/s, range check "
+        f"{out['range_check_bytes_per_s'] / 1e9:.1f} GB/s (ids read)",
+        flush=True,
+    )
     variants = args.variants.split(",")
     out["prefix_check"] = check_prefix(cp, src, dst, n, min(m, args.check_edges), variants[0])
     print(f"  prefix check vs in-memory GPU: {out['prefix_check']}", flush=True)
     dev_m = min(m, args.device_edges)
     ds, dd = cp.asarray(src[:dev_m]), cp.asarray(dst[:dev_m])
     step = 1 << 24
-    dev_chunks = [(ds[a:a + step], dd[a:a + step]) for a in range(0, dev_m, step)]
+    dev_chunks = [(ds[a : a + step], dd[a : a + step]) for a in range(0, dev_m, step)]
     for v in variants:
-        out["runs"].append(run(f"{v} device-resident (kernel only)", dev_chunks, n, v, dev_m,
-                               args.reps, h2d))
+        out["runs"].append(
+            run(f"{v} device-resident (kernel only)", dev_chunks, n, v, dev_m, args.reps, h2d)
+        )
     dev_chunks.clear()
     del ds, dd
     cp.get_default_memory_pool().free_all_blocks()
     for v in variants:
         for ce in args.chunk_edges:
             power = ce is not None and ce & (ce - 1) == 0
-            label = ("" if ce is None else f" chunk=2^{ce.bit_length() - 1}" if power
-                     else f" chunk={ce}")
-            out["runs"].append(run(f"{v} pageable host{label}", (src, dst), n, v, m, args.reps,
-                                   h2d, ce))
+            label = (
+                "" if ce is None else f" chunk=2^{ce.bit_length() - 1}" if power else f" chunk={ce}"
+            )
+            out["runs"].append(
+                run(f"{v} pageable host{label}", (src, dst), n, v, m, args.reps, h2d, ce)
+            )
     if args.pinned_input:
         import cupyx
 
         ps, pd = cupyx.empty_pinned(m, np.int32), cupyx.empty_pinned(m, np.int32)
         ps[:], pd[:] = src, dst
-        out["runs"].append(run(f"{variants[0]} pinned host", (ps, pd), n, variants[0], m,
-                               args.reps, h2d))
+        out["runs"].append(
+            run(f"{variants[0]} pinned host", (ps, pd), n, variants[0], m, args.reps, h2d)
+        )
         del ps, pd
     for r in out["runs"]:
-        print(f"  {r['run']:<58} {r['median_s'] * 1e3:9.1f} ms  {r['edges_per_s'] / 1e9:6.2f} "
-              f"Gedges/s  {r['edge_bytes_per_s'] / 1e9:6.1f} GB/s  {r['ratio_to_h2d']:5.2f} of H2D",
-              flush=True)
+        print(
+            f"  {r['run']:<58} {r['median_s'] * 1e3:9.1f} ms  {r['edges_per_s'] / 1e9:6.2f} "
+            f"Gedges/s  {r['edge_bytes_per_s'] / 1e9:6.1f} GB/s  {r['ratio_to_h2d']:5.2f} of H2D",
+            flush=True,
+        )
     out["host_register_bytes_per_s"] = register_rate(cp, src)
     return out
 
@@ -256,33 +285,51 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default="none-async-halve-coo,none-rem_cas-splice-coo")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--check-edges", type=int, default=1 << 26)
-    ap.add_argument("--device-edges", type=int, default=1 << 28,
-                    help="edges kept on the device for the kernel-only runs")
+    ap.add_argument(
+        "--device-edges",
+        type=int,
+        default=1 << 28,
+        help="edges kept on the device for the kernel-only runs",
+    )
     ap.add_argument("--no-pinned-input", dest="pinned_input", action="store_false")
-    ap.add_argument("--chunk-edges", default="default",
-                    help="comma-separated edges per slot for the pageable runs "
-                         "('default': the library's choice)")
+    ap.add_argument(
+        "--chunk-edges",
+        default="default",
+        help="comma-separated edges per slot for the pageable runs "
+        "('default': the library's choice)",
+    )
     args = ap.parse_args(argv)
     args.chunk_edges = [None if c == "default" else int(c) for c in args.chunk_edges.split(",")]
     cp = cupy_or_raise()
     info = device_info()
     h2d = h2d_pinned(cp)
     probe = np.ones(GIB // 4, np.int32)
-    result = {"device": info["name"], "cupy": cp.__version__, "numba_threads": nb.get_num_threads(),
-              "h2d_pinned_bytes_per_s": h2d, "h2d_pageable_bytes_per_s": h2d_pageable(cp, probe),
-              "target_ratio": 0.7, "graphs": []}
+    result = {
+        "device": info["name"],
+        "cupy": cp.__version__,
+        "numba_threads": nb.get_num_threads(),
+        "h2d_pinned_bytes_per_s": h2d,
+        "h2d_pageable_bytes_per_s": h2d_pageable(cp, probe),
+        "target_ratio": 0.7,
+        "graphs": [],
+    }
     del probe
-    print(f"{info['name']}: pinned H2D {h2d / 1e9:.1f} GB/s, pageable "
-          f"{result['h2d_pageable_bytes_per_s'] / 1e9:.1f} GB/s; {result['numba_threads']} host "
-          "threads", flush=True)
+    print(
+        f"{info['name']}: pinned H2D {h2d / 1e9:.1f} GB/s, pageable "
+        f"{result['h2d_pageable_bytes_per_s'] / 1e9:.1f} GB/s; {result['numba_threads']} host "
+        "threads",
+        flush=True,
+    )
     for kind in args.graphs.split(","):
         result["graphs"].append(bench_graph(cp, kind, args, h2d))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
-    best = max(r["ratio_to_h2d"] for g in result["graphs"] for r in g["runs"]
-               if "pageable" in r["run"])
-    print(f"best pageable-host pipeline: {best:.2f} of pinned H2D (target >= 0.70); "
-          f"wrote {args.out}")
+    best = max(
+        r["ratio_to_h2d"] for g in result["graphs"] for r in g["runs"] if "pageable" in r["run"]
+    )
+    print(
+        f"best pageable-host pipeline: {best:.2f} of pinned H2D (target >= 0.70); wrote {args.out}"
+    )
     return 0
 
 

@@ -78,29 +78,45 @@ def main() -> None:
         path = os.path.join(tmp, "A.npz")
         g = rmat(args.scale, args.edge_factor, seed=1)
         indptr, indices, _ = g.csr()
-        A = sp.csr_array((np.ones(indices.shape[0]), indices, indptr),
-                         shape=(g.num_nodes, g.num_nodes))
-        info = {"scale": args.scale, "edge_factor": args.edge_factor, "n": int(A.shape[0]),
-                "nnz": int(A.nnz), "indices_dtype": str(A.indices.dtype),
-                "symmetric_flag": bool(g.symmetric)}
+        A = sp.csr_array(
+            (np.ones(indices.shape[0]), indices, indptr), shape=(g.num_nodes, g.num_nodes)
+        )
+        info = {
+            "scale": args.scale,
+            "edge_factor": args.edge_factor,
+            "n": int(A.shape[0]),
+            "nnz": int(A.nnz),
+            "indices_dtype": str(A.indices.dtype),
+            "symmetric_flag": bool(g.symmetric),
+        }
         sp.save_npz(path, A, compressed=False)
         del g, A, indptr, indices
         rows = {}
         for method in args.methods.split(","):
-            out = subprocess.run([sys.executable, "-c", CHILD, path, method, str(args.repeat)],
-                                 capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, path, method, str(args.repeat)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             rows[method] = json.loads(out.stdout.strip().splitlines()[-1])
             print(method, json.dumps(rows[method]), flush=True)
     if "scipy" in rows:
-        for method, row in rows.items():
+        for row in rows.values():
             row["speedup_vs_scipy"] = rows["scipy"]["median_s"] / row["median_s"]
-            row["peak_vs_scipy"] = row["peak_growth_bytes"] / max(1, rows["scipy"]["peak_growth_bytes"])
-    doc = {"graph": info, "machine": {"platform": platform.platform(),
-                                      "python": platform.python_version(),
-                                      "cpus": os.cpu_count(),
-                                      "mem_bytes": os.sysconf("SC_PAGE_SIZE")
-                                      * os.sysconf("SC_PHYS_PAGES")},
-           "results": rows}
+            row["peak_vs_scipy"] = row["peak_growth_bytes"] / max(
+                1, rows["scipy"]["peak_growth_bytes"]
+            )
+    doc = {
+        "graph": info,
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "mem_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"),
+        },
+        "results": rows,
+    }
     print(json.dumps(doc, indent=1))
     if args.out:
         with open(args.out, "w") as f:

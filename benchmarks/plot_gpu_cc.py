@@ -26,7 +26,8 @@ REFERENCE = {
     "cong22": {"ECL-CC": 3.23, "Afforest": 5.73, "GConn best": 0.367, "GConn no sampling": 1.40},
 }
 TARGET = {"rmat22": 0.37, "er22": 0.31, "gridp4k": 1.32, "cong22": 0.29}
-#: Suite graphs in order of increasing diameter (real graphs: pseudo-diameters from the data README).
+#: Suite graphs in order of increasing diameter (real graphs: pseudo-diameters from the data
+#: README).
 DIAMETER_ORDER = ["er22", "rmat22", "cong22", "gridp4k"]
 
 
@@ -98,12 +99,16 @@ def ranking(times, folder: Path) -> None:
 
 
 def table(times, summary, folder: Path) -> str:
-    lines = [f"Device: {summary.get('device')}; copy bandwidth "
-             f"{summary.get('copy_bandwidth_GBps', 0):.0f} GB/s. Times in ms (median of 5).", "",
-             "auto = the rule in force when the sweep ran (see README.md for the current rule).", "",
-             "| graph | n | edges | best variant | best | auto | auto variant | target | "
-             "GConn best | ECL-CC | SciPy (1 core) |",
-             "|---|---:|---:|---|---:|---:|---|---:|---:|---:|---:|"]
+    lines = [
+        f"Device: {summary.get('device')}; copy bandwidth "
+        f"{summary.get('copy_bandwidth_GBps', 0):.0f} GB/s. Times in ms (median of 5).",
+        "",
+        "auto = the rule in force when the sweep ran (see README.md for the current rule).",
+        "",
+        "| graph | n | edges | best variant | best | auto | auto variant | target | "
+        "GConn best | ECL-CC | SciPy (1 core) |",
+        "|---|---:|---:|---|---:|---:|---|---:|---:|---:|---:|",
+    ]
     for g, info in summary["graphs"].items():
         ref = REFERENCE.get(g, {})
         lines.append(
@@ -111,7 +116,8 @@ def table(times, summary, folder: Path) -> str:
             f"{info.get('best_variant')} | {info.get('best_ms') or math.nan:.3f} | "
             f"{info.get('auto_ms') or math.nan:.3f} | {info.get('auto_variant')} | "
             f"{TARGET.get(g, '')} | {ref.get('GConn best', '')} | {ref.get('ECL-CC', '')} | "
-            f"{info.get('scipy_ms', math.nan):.0f} |")
+            f"{info.get('scipy_ms', math.nan):.0f} |"
+        )
     text = "\n".join(lines) + "\n"
     (folder / "table.md").write_text(text)
     return text

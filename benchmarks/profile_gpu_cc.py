@@ -1,11 +1,12 @@
 """Per-phase GPU time of a few variants on the suite graphs (CUDA events), plus host overhead.
 
-    PYTHONPATH=src python benchmarks/profile_gpu_cc.py [--graphs ...] [--variants ...]
+PYTHONPATH=src python benchmarks/profile_gpu_cc.py [--graphs ...] [--variants ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import sys
 import time
@@ -52,11 +53,12 @@ def main(argv=None) -> int:
     ap.add_argument("--graphs", default="rmat22,gridp4k")
     ap.add_argument("--variants", default="kout-async-halve-csr,kout-rem_cas-splice-csr")
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--knobs", default="",
-                    help="';'-separated configs of Options fields, e.g. "
-                         "'heavy_degree=32;heavy_degree=64'")
-    ap.add_argument("--flags", default="",
-                    help="extra NVRTC options, e.g. '-lineinfo'")
+    ap.add_argument(
+        "--knobs",
+        default="",
+        help="';'-separated configs of Options fields, e.g. 'heavy_degree=32;heavy_degree=64'",
+    )
+    ap.add_argument("--flags", default="", help="extra NVRTC options, e.g. '-lineinfo'")
     args = ap.parse_args(argv)
     import cupy as cp
 
@@ -81,16 +83,19 @@ def main(argv=None) -> int:
                 run_variant(g, v, opts, profile=prof)
                 walls.append((time.perf_counter() - t) * 1e3)
                 prof[-1][1].synchronize()
-                for (a, ea), (b, eb) in zip(prof, prof[1:]):
+                for (_, ea), (b, eb) in itertools.pairwise(prof):
                     phases.setdefault(b, []).append(cp.cuda.get_elapsed_time(ea, eb))
                 phases.setdefault("total", []).append(
-                    cp.cuda.get_elapsed_time(prof[0][1], prof[-1][1]))
+                    cp.cuda.get_elapsed_time(prof[0][1], prof[-1][1])
+                )
             run_variant(g, v, opts)  # captures the plan; the next calls replay it
             phases["replay"] = replay_times(cp, g, v, args.reps, opts)
             g.clear_device_cache()
             cells = " ".join(f"{k}={statistics.median(x):.3f}" for k, x in phases.items())
-            print(f"{name:8s} {vs:28s} [{cfg}] host_wall={statistics.median(walls):.3f} {cells}",
-                  flush=True)
+            print(
+                f"{name:8s} {vs:28s} [{cfg}] host_wall={statistics.median(walls):.3f} {cells}",
+                flush=True,
+            )
         g = None  # release the device graph before the next one is built
         cp.get_default_memory_pool().free_all_blocks()
     return 0

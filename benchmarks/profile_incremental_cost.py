@@ -24,8 +24,9 @@ from profile_incremental import time_insert_batch
 RECORD = """    st_stream(rec, make_longlong2((long long)a, (long long)b));
     st_stream(rec + 1, make_longlong2(batch, pos));
 """
-RESULT = ("    st_stream(reinterpret_cast<unsigned char*>(result + i), "
-          "(unsigned char)(linked >= 0));\n")
+RESULT = (
+    "    st_stream(reinterpret_cast<unsigned char*>(result + i), (unsigned char)(linked >= 0));\n"
+)
 UNITE = "I linked = U::unite(s, a, b);"
 PATCHES = {
     "shipped": [],
@@ -76,9 +77,12 @@ def main(argv=None) -> int:
                         eng._fns[("insert", eng.dtype)] = kernels[name]
 
                     ms, ok = time_insert_batch(cp, n, alg, s, d, args.reps, components, setup)
-                    print(f"{gname:8s} {order:8s} {alg:24s} {pname:12s} "
-                          f"ms={ms:.3f} target={TARGET_MS[gname]} "
-                          f"{'ok' if ok else 'WRONG COMPONENT COUNT'}", flush=True)
+                    print(
+                        f"{gname:8s} {order:8s} {alg:24s} {pname:12s} "
+                        f"ms={ms:.3f} target={TARGET_MS[gname]} "
+                        f"{'ok' if ok else 'WRONG COMPONENT COUNT'}",
+                        flush=True,
+                    )
         s = d = csr = perm = None
         cp.get_default_memory_pool().free_all_blocks()
     return 0

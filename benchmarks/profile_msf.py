@@ -31,7 +31,10 @@ def main() -> int:
     from concomp._gpu import msf_rank
 
     rng = np.random.default_rng(2)
-    makers = {"grid2048": lambda: grid(2048, rng), "random8M": lambda: random_graph(1 << 23, 8, rng)}
+    makers = {
+        "grid2048": lambda: grid(2048, rng),
+        "random8M": lambda: random_graph(1 << 23, 8, rng),
+    }
     for name in args.graphs.split(","):
         s, d, w, n = makers[name]()
         ds, dd, dw = cp.asarray(s), cp.asarray(d), cp.asarray(w)
@@ -45,28 +48,32 @@ def main() -> int:
         t["total"] = gpu_median_ms(lambda: engine.msf_edge_ids(ds, dd, dw, n))
         g = Graph.from_edges(ds, dd, n, weights=dw)
         t["api_same_graph"] = gpu_median_ms(lambda: minimum_spanning_forest(g))
-        t["api_new_graph"] = gpu_median_ms(lambda: minimum_spanning_forest(
-            Graph.from_edges(ds, dd, n, weights=dw)))
+        t["api_new_graph"] = gpu_median_ms(
+            lambda: minimum_spanning_forest(Graph.from_edges(ds, dd, n, weights=dw))
+        )
         t["total_ranking_path"] = gpu_median_ms(
-            lambda: engine.msf_edge_ids(ds, dd, dw, n, packed_keys=False))
+            lambda: engine.msf_edge_ids(ds, dd, dw, n, packed_keys=False)
+        )
         t["weight_keys"] = gpu_median_ms(lambda: msf_rank.weight_keys(dw, m, False))
         code = msf_rank.weight_keys(dw, m, False)
         t["key_stats"] = gpu_median_ms(lambda: msf_keys.key_stats(ds, dd, code))
         kmin = msf_keys.key_stats(ds, dd, code)[0]
         t["boruvka"] = gpu_median_ms(
-            lambda: msf_keys.boruvka(ds, dd, n, m, dt, code=code, kmin=kmin))
+            lambda: msf_keys.boruvka(ds, dd, n, m, dt, code=code, kmin=kmin)
+        )
         for light in (n // 2, 2 * n, 4 * n):
             t[f"boruvka_light{light // n if light >= n else 0.5}n"] = gpu_median_ms(
-                lambda x=light: msf_keys.boruvka(ds, dd, n, m, dt, code=code, kmin=kmin, light=x))
+                lambda x=light: msf_keys.boruvka(ds, dd, n, m, dt, code=code, kmin=kmin, light=x)
+            )
         for batch in (1, 8):
             msf_keys.ROUND_BATCH, saved = batch, msf_keys.ROUND_BATCH
             t[f"boruvka_round_batch{batch}"] = gpu_median_ms(
-                lambda: msf_keys.boruvka(ds, dd, n, m, dt, code=code, kmin=kmin))
+                lambda: msf_keys.boruvka(ds, dd, n, m, dt, code=code, kmin=kmin)
+            )
             msf_keys.ROUND_BATCH = saved
         trace: list = []
         msf_keys.boruvka(ds, dd, n, m, dt, code=code, kmin=kmin, trace=trace)
-        print(f"{name}: n={n} m={m} " + " ".join(f"{k}={v:.3f}" for k, v in t.items()),
-              flush=True)
+        print(f"{name}: n={n} m={m} " + " ".join(f"{k}={v:.3f}" for k, v in t.items()), flush=True)
         for phase, rounds, ms in trace:
             print(f"  phase={phase} round={rounds} ms={ms:.3f}", flush=True)
         t = {}
@@ -74,9 +81,9 @@ def main() -> int:
         ranked = msf_rank.rank_edges(ds, dd, code, n, dt)
         t["rank_edges"] = gpu_median_ms(lambda: msf_rank.rank_edges(ds, dd, code, n, dt))
         t["boruvka_on_ranks"] = gpu_median_ms(
-            lambda: msf_keys.boruvka(ranked[0], ranked[1], n, m, dt, eid=ranked[2]))
-        print(f"{name}: n={n} m={m} " + " ".join(f"{k}={v:.3f}" for k, v in t.items()),
-              flush=True)
+            lambda: msf_keys.boruvka(ranked[0], ranked[1], n, m, dt, eid=ranked[2])
+        )
+        print(f"{name}: n={n} m={m} " + " ".join(f"{k}={v:.3f}" for k, v in t.items()), flush=True)
     return 0
 
 

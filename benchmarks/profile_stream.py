@@ -23,14 +23,17 @@ from bench_incremental import load_stream
 from concomp.options import DEFAULTS, Options
 from profile_incremental import time_fresh
 
-MODES = {"persistent": DEFAULTS.with_(stream_persistent_max=1 << 62),
-         "launches": DEFAULTS.with_(stream_persistent_max=0)}
+MODES = {
+    "persistent": DEFAULTS.with_(stream_persistent_max=1 << 62),
+    "launches": DEFAULTS.with_(stream_persistent_max=0),
+}
 
 
 def time_stream(cp, n: int, s, d, size: int, reps: int, options: Options = DEFAULTS):
     """``(median ms, last structure, last results)`` of one ``insert_batches`` call."""
-    return time_fresh(cp, n, None, reps, lambda ic: ic.insert_batches(s, d, size),
-                      options=options)[:3]
+    return time_fresh(cp, n, None, reps, lambda ic: ic.insert_batches(s, d, size), options=options)[
+        :3
+    ]
 
 
 def main(argv=None) -> int:
@@ -41,8 +44,7 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--modes", default=",".join(MODES))
-    ap.add_argument("--flags", default="",
-                    help="extra NVRTC options, e.g. '-lineinfo'")
+    ap.add_argument("--flags", default="", help="extra NVRTC options, e.g. '-lineinfo'")
     args = ap.parse_args(argv)
     import cupy as cp
 
@@ -63,11 +65,13 @@ def main(argv=None) -> int:
                     state = (ic.num_components, int(res.sum()))
                     ok = ref is None or state == ref
                     ref = ref or state
-                    print(f"{name:8s} size={size:>7d} batches={-(-edges // size):>4d} "
-                          f"{mode:10s} round={rnd} ms={ms:.3f} "
-                          f"us/batch={ms * 1e3 / -(-edges // size):.2f} "
-                          f"edges/s={edges / ms * 1e3:.3e} {'ok' if ok else 'MISMATCH'}",
-                          flush=True)
+                    print(
+                        f"{name:8s} size={size:>7d} batches={-(-edges // size):>4d} "
+                        f"{mode:10s} round={rnd} ms={ms:.3f} "
+                        f"us/batch={ms * 1e3 / -(-edges // size):.2f} "
+                        f"edges/s={edges / ms * 1e3:.3e} {'ok' if ok else 'MISMATCH'}",
+                        flush=True,
+                    )
         src = dst = s = d = None
         cp.get_default_memory_pool().free_all_blocks()
     return 0

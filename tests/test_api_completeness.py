@@ -24,8 +24,9 @@ def _public_functions(module, names):
 def _test_text() -> str:
     """Text of every test file except this guard (which names everything it checks)."""
     me = Path(__file__).name
-    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(TESTS.glob("test_*.py"))
-                     if p.name != me)
+    return "\n".join(
+        p.read_text(encoding="utf-8") for p in sorted(TESTS.glob("test_*.py")) if p.name != me
+    )
 
 
 def _load_test_module(name: str):
@@ -44,14 +45,16 @@ def test_public_name_is_importable_and_documented(name):
     assert inspect.getdoc(obj), f"concomp.{name} has no docstring"
 
 
-@pytest.mark.parametrize(("module", "names"), [(concomp, concomp.__all__),
-                                                (csgraph, csgraph.__all__),
-                                                (testing, testing.__all__)],
-                         ids=["concomp", "csgraph", "testing"])
+@pytest.mark.parametrize(
+    ("module", "names"),
+    [(concomp, concomp.__all__), (csgraph, csgraph.__all__), (testing, testing.__all__)],
+    ids=["concomp", "csgraph", "testing"],
+)
 def test_every_public_function_is_named_in_a_test(module, names):
     text = _test_text()
-    missing = [n for n in _public_functions(module, names)
-               if not re.search(rf"\b{re.escape(n)}\b", text)]
+    missing = [
+        n for n in _public_functions(module, names) if not re.search(rf"\b{re.escape(n)}\b", text)
+    ]
     assert not missing, f"{module.__name__}: no test mentions {missing}"
 
 
@@ -62,8 +65,9 @@ def _parametrized_values(test_function, argname: str) -> list:
     raise AssertionError(f"{test_function.__name__} is not parametrized over {argname!r}")
 
 
-@pytest.mark.parametrize(("device", "test_name"), [("cpu", "test_zoo_cpu"),
-                                                    ("gpu", "test_zoo_gpu")])
+@pytest.mark.parametrize(
+    ("device", "test_name"), [("cpu", "test_zoo_cpu"), ("gpu", "test_zoo_gpu")]
+)
 def test_matrix_covers_every_variant(device, test_name):
     module = _load_test_module("test_components")
     covered = {str(v) for v in _parametrized_values(getattr(module, test_name), "variant")}
@@ -73,7 +77,20 @@ def test_matrix_covers_every_variant(device, test_name):
 
 def test_zoo_covers_the_guides_graph_kinds():
     zoo = testing.graph_zoo()
-    kinds = ["empty", "single_vertex", "isolated", "self_loops", "duplicates", "path", "star",
-             "cycle", "grid", "two_cliques", "many_small", "gnm", "shuffled_path"]
+    kinds = [
+        "empty",
+        "single_vertex",
+        "isolated",
+        "self_loops",
+        "duplicates",
+        "path",
+        "star",
+        "cycle",
+        "grid",
+        "two_cliques",
+        "many_small",
+        "gnm",
+        "shuffled_path",
+    ]
     missing = [k for k in kinds if not any(name.startswith(k) for name in zoo)]
     assert not missing, missing

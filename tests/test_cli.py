@@ -19,8 +19,9 @@ from concomp.cli import SUBCOMMANDS, main
 _HAS_IO = importlib.util.find_spec("concomp.io") is not None
 _HAS_GENERATORS = importlib.util.find_spec("concomp.generators") is not None
 needs_io = pytest.mark.skipif(not _HAS_IO, reason="concomp.io is not available")
-needs_generators = pytest.mark.skipif(not _HAS_GENERATORS,
-                                      reason="concomp.generators is not available")
+needs_generators = pytest.mark.skipif(
+    not _HAS_GENERATORS, reason="concomp.generators is not available"
+)
 
 N = 60
 
@@ -60,7 +61,7 @@ def _value(out: str, label: str) -> str:
     """Value of the human-readable output line starting with ``label``."""
     for line in out.splitlines():
         if line.startswith(label + " "):
-            return line[len(label):].strip()
+            return line[len(label) :].strip()
     raise AssertionError(f"no {label!r} line in:\n{out}")
 
 
@@ -94,8 +95,9 @@ def test_cc_json(snap_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 @needs_io
 @pytest.mark.parametrize("suffix", [".npy", ".txt", ".parquet"])
-def test_cc_writes_labels(snap_file: Path, tmp_path: Path, suffix: str,
-                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_cc_writes_labels(
+    snap_file: Path, tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     if suffix == ".parquet":
         pytest.importorskip("pyarrow")
     out = tmp_path / f"labels{suffix}"
@@ -113,8 +115,9 @@ def test_cc_writes_labels(snap_file: Path, tmp_path: Path, suffix: str,
     np.testing.assert_array_equal(labels, _scipy_labels(*_edges())[1])
 
 
-def test_cc_rejects_unknown_label_suffix(tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_cc_rejects_unknown_label_suffix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # checked before the graph is read, so the missing input file does not matter
     assert main(["cc", str(tmp_path / "g.txt"), "-o", str(tmp_path / "labels.csv")]) == 2
     assert ".npy" in _one_error_line(capsys.readouterr().err)
@@ -182,13 +185,16 @@ def test_debug_shows_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "Traceback" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv", [
-    ["cc", "g.txt", "--device", "tpu"],
-    ["cc"],
-    ["cc", "g.txt", "--generate", "grid:rows=2,cols=2"],
-    ["frobnicate"],
-    [],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["cc", "g.txt", "--device", "tpu"],
+        ["cc"],
+        ["cc", "g.txt", "--generate", "grid:rows=2,cols=2"],
+        ["frobnicate"],
+        [],
+    ],
+)
 def test_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2
     _one_error_line(capsys.readouterr().err)
@@ -205,8 +211,13 @@ def test_python_dash_m(snap_file: Path) -> None:
     src_dir = Path(__file__).resolve().parents[1] / "src"
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src_dir), env.get("PYTHONPATH")]))
-    proc = subprocess.run([sys.executable, "-m", "concomp", "cc", str(snap_file), "--json"],
-                          capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "concomp", "cc", str(snap_file), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["components"] == _scipy_labels(*_edges())[0]
 
@@ -232,8 +243,9 @@ def test_bench_rejects_unknown_graph(capsys):
 
 
 @needs_io
-def test_corrupt_gzip_is_one_line_and_exit_2(tmp_path: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_corrupt_gzip_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import gzip
 
     body = gzip.compress(b"".join(b"%d %d\n" % (i, i + 1) for i in range(20000)))

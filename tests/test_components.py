@@ -42,12 +42,12 @@ def check_zoo_graph(device: str, variant, name: str) -> None:
     src, dst, n = ZOO[name]
     ref_count, ref_labels = reference_components(src, dst, n)
     edges32 = (src.astype(np.int32), dst.astype(np.int32))
-    result = concomp.connected_components(edges32, num_nodes=n, device=device,
-                                          algorithm=variant)
+    result = concomp.connected_components(edges32, num_nodes=n, device=device, algorithm=variant)
     assert_components_equal(result, src, dst, n)
     assert result[1].dtype == np.int32, name
-    count, roots = concomp.connected_components((src, dst), num_nodes=n, device=device,
-                                                algorithm=str(variant), canonical=False)
+    count, roots = concomp.connected_components(
+        (src, dst), num_nodes=n, device=device, algorithm=str(variant), canonical=False
+    )
     assert count == ref_count, name
     roots = to_numpy(roots)
     np.testing.assert_array_equal(roots, _min_vertex_roots(ref_labels, ref_count), err_msg=name)
@@ -83,8 +83,9 @@ def test_public_helpers_on_a_small_graph():
     assert count == 5 and roots.tolist() == [0, 0, 0, 3, 3, 5, 5, 5, 8, 9]
 
 
-@pytest.mark.parametrize("name", ["empty", "single_vertex", "isolated", "many_small",
-                                  "gnm_1000_500", "star_tail"])
+@pytest.mark.parametrize(
+    "name", ["empty", "single_vertex", "isolated", "many_small", "gnm_1000_500", "star_tail"]
+)
 def test_sizes_and_largest_against_oracle(name):
     src, dst, n = ZOO[name]
     count, labels = reference_components(src, dst, n)
@@ -121,7 +122,7 @@ def test_input_edge_arrays(dtype):
     src, dst = (a.astype(dtype) for a in EDGES)
     _check((src, dst), num_nodes=N)
     _check((src.tolist(), dst.tolist()), num_nodes=N)
-    _check(np.stack([src, dst]), num_nodes=N)        # (2, m)
+    _check(np.stack([src, dst]), num_nodes=N)  # (2, m)
     _check(np.stack([src, dst], axis=1), num_nodes=N)  # (m, 2)
     _check((src, dst, np.ones(src.shape[0])), num_nodes=N)
 
@@ -148,8 +149,14 @@ def test_input_scipy_sparse(fmt, kind):
 
 
 def test_input_sparse_explicit_zeros_are_edges():
-    A = sp.csr_array((np.zeros(len(EDGES[0])), EDGES[1], np.r_[0, np.cumsum(
-        np.bincount(EDGES[0], minlength=N))]), shape=(N, N))
+    A = sp.csr_array(
+        (
+            np.zeros(len(EDGES[0])),
+            EDGES[1],
+            np.r_[0, np.cumsum(np.bincount(EDGES[0], minlength=N))],
+        ),
+        shape=(N, N),
+    )
     _check(A)
 
 
@@ -232,8 +239,7 @@ def test_gpu_output_follows_input():
 
     _, labels = concomp.connected_components(EDGES, num_nodes=N, device="gpu")
     assert isinstance(labels, np.ndarray)
-    _, labels = concomp.connected_components(tuple(cp.asarray(a) for a in EDGES),
-                                                 num_nodes=N)
+    _, labels = concomp.connected_components(tuple(cp.asarray(a) for a in EDGES), num_nodes=N)
     assert isinstance(labels, cp.ndarray) and labels.dtype == np.int32
     np.testing.assert_array_equal(cp.asnumpy(labels), REF[1])
 
@@ -243,9 +249,19 @@ REAL = real_graph_paths()
 NAMED_ON_REAL = ("rem", "afforest", "none-ecl-jump-csr")
 
 
-@pytest.mark.parametrize("path", REAL or [pytest.param(None, marks=pytest.mark.skip(
-    reason="no real graphs found (../shared/data/real or $CONCOMP_REAL_DATA)"))],
-    ids=lambda p: p.name if p is not None else "none")
+@pytest.mark.parametrize(
+    "path",
+    REAL
+    or [
+        pytest.param(
+            None,
+            marks=pytest.mark.skip(
+                reason="no real graphs found (../shared/data/real or $CONCOMP_REAL_DATA)"
+            ),
+        )
+    ],
+    ids=lambda p: p.name if p is not None else "none",
+)
 def test_real_graph_counts(path, real_data_dir):
     io = pytest.importorskip("concomp.io")
     facts = real_graph_facts().get(path.name)
@@ -283,14 +299,20 @@ def _late_lower_neighbours_csr():
     return indptr, indices, n
 
 
-@pytest.mark.parametrize("algorithm", ["koutl-rem_cas-splice-csr", "koutl-async-halve-coo",
-                                       "koutl3-rem_cas-splice-coo", "koutl-ecl-jump-csr"])
+@pytest.mark.parametrize(
+    "algorithm",
+    [
+        "koutl-rem_cas-splice-csr",
+        "koutl-async-halve-coo",
+        "koutl3-rem_cas-splice-coo",
+        "koutl-ecl-jump-csr",
+    ],
+)
 def test_kout_lower_misses_late_rows_and_the_finish_unites_them(device, algorithm):
     indptr, indices, n = _late_lower_neighbours_csr()
     assert indptr[101] - indptr[100] - 2 >= Options().kout_lower_scan  # the premise
     g = concomp.Graph.from_csr(indptr, indices, num_nodes=n, symmetric=True)
-    count, labels = concomp.connected_components(g.to(device), device=device,
-                                                 algorithm=algorithm)
+    count, labels = concomp.connected_components(g.to(device), device=device, algorithm=algorithm)
     src = np.repeat(np.arange(n), np.diff(indptr))
     ref_count, ref_labels = reference_components(src, indices, n)
     assert count == ref_count == 50

@@ -22,8 +22,20 @@ from concomp.testing import graph_zoo, reference_components
 
 PAIRS = [(rule.name, c) for rule in _rules.union_rules_for("cpu") for c in rule.compress]
 ZOO = graph_zoo(seed=3)
-GRAPHS = ["empty", "self_loops", "duplicates", "path", "star", "two_cliques", "many_small",
-          "gnm_1000_500", "gnm_3000_12000", "shuffled_path", "reversed_path", "star_tail"]
+GRAPHS = [
+    "empty",
+    "self_loops",
+    "duplicates",
+    "path",
+    "star",
+    "two_cliques",
+    "many_small",
+    "gnm_1000_500",
+    "gnm_3000_12000",
+    "shuffled_path",
+    "reversed_path",
+    "star_tail",
+]
 
 
 def _min_roots(src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray:
@@ -86,12 +98,27 @@ assert p.tolist() == [0, 0, 2, 2]
 
 def test_kernels_taking_a_rule_load_from_the_disk_cache(tmp_path):
     """A kernel specialised for a rule is compiled once, then loaded in the next process."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NUMBA_DEBUG_CACHE="1",
-               PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
-    runs = [subprocess.run([sys.executable, "-c", _CACHE_PROBE], env=env, capture_output=True,
-                           text=True, timeout=300) for _ in range(2)]
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=str(tmp_path),
+        NUMBA_DEBUG_CACHE="1",
+        PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"),
+    )
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", _CACHE_PROBE],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        for _ in range(2)
+    ]
     for run in runs:
         assert run.returncode == 0, run.stderr[-2000:]
-    loaded = [line for line in runs[1].stdout.splitlines()
-              if "data loaded" in line and "coo_union" in line]
+    loaded = [
+        line
+        for line in runs[1].stdout.splitlines()
+        if "data loaded" in line and "coo_union" in line
+    ]
     assert loaded, runs[1].stdout[-3000:]

@@ -18,8 +18,9 @@ from concomp.testing import (
     reference_strong_components,
 )
 
-MODES = [pytest.param(d, c, id=f"directed={d}-{c}") for d in (True, False)
-         for c in ("weak", "strong")]
+MODES = [
+    pytest.param(d, c, id=f"directed={d}-{c}") for d in (True, False) for c in ("weak", "strong")
+]
 
 # a directed graph with two nontrivial strong components, a bridge, a self loop,
 # and an isolated vertex
@@ -41,16 +42,17 @@ def _both(A, directed, connection):
 
 
 def test_signature_matches_scipy():
-    assert (inspect.signature(csgraph.connected_components).parameters.keys()
-            == inspect.signature(scipy_csgraph.connected_components).parameters.keys())
+    assert (
+        inspect.signature(csgraph.connected_components).parameters.keys()
+        == inspect.signature(scipy_csgraph.connected_components).parameters.keys()
+    )
     ours = inspect.signature(csgraph.connected_components).parameters
     theirs = inspect.signature(scipy_csgraph.connected_components).parameters
     assert {k: p.default for k, p in ours.items()} == {k: p.default for k, p in theirs.items()}
 
 
 def test_scipy_docstring_example():
-    graph = [[0, 1, 1, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 1],
-             [0, 0, 0, 0, 0]]
+    graph = [[0, 1, 1, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 1], [0, 0, 0, 0, 0]]
     n, labels = csgraph.connected_components(sp.csr_array(graph), directed=False)
     assert n == 2 and labels.tolist() == [0, 0, 0, 1, 1] and labels.dtype == np.int32
 
@@ -60,8 +62,11 @@ def test_scipy_docstring_example():
 @pytest.mark.parametrize(("directed", "connection"), MODES)
 def test_every_sparse_format(fmt, kind, directed, connection):
     make = sp.coo_matrix if kind == "matrix" else sp.coo_array
-    _both(make((np.arange(1.0, len(SRC) + 1), (SRC, DST)), shape=(N, N)).asformat(fmt),
-          directed, connection)
+    _both(
+        make((np.arange(1.0, len(SRC) + 1), (SRC, DST)), shape=(N, N)).asformat(fmt),
+        directed,
+        connection,
+    )
 
 
 @pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
@@ -94,7 +99,7 @@ def test_masked_arrays(directed, connection):
     dense[SRC, DST] = 1
     mask = dense == 0
     mask[0, 5] = False  # an unmasked zero is an edge
-    mask[2, 3] = True   # a masked one is not
+    mask[2, 3] = True  # a masked one is not
     _both(np.ma.masked_array(dense, mask=mask), directed, connection)
 
 
@@ -103,8 +108,7 @@ def test_nested_lists_like_a_dense_array(directed, connection):
     dense = np.zeros((N, N), dtype=int)
     dense[SRC, DST] = 1
     got = csgraph.connected_components(dense.tolist(), directed=directed, connection=connection)
-    _same(got, scipy_csgraph.connected_components(dense, directed=directed,
-                                                  connection=connection))
+    _same(got, scipy_csgraph.connected_components(dense, directed=directed, connection=connection))
 
 
 @pytest.mark.parametrize(("directed", "connection"), MODES)
@@ -130,8 +134,7 @@ def test_return_labels_false_and_case_insensitive_connection():
     A = sp.csr_array((np.ones(len(SRC)), (SRC, DST)), shape=(N, N))
     for connection in ("weak", "strong", "Strong", "WEAK"):
         got = csgraph.connected_components(A, connection=connection, return_labels=False)
-        want = scipy_csgraph.connected_components(A, connection=connection,
-                                                  return_labels=False)
+        want = scipy_csgraph.connected_components(A, connection=connection, return_labels=False)
         assert type(got) is int and got == want
 
 
@@ -141,13 +144,21 @@ def _error(fn, *args, **kwargs):
     return type(info.value), str(info.value)
 
 
-@pytest.mark.parametrize("bad", [
-    np.zeros((2, 3)), sp.csr_array((2, 3)), sp.coo_matrix((3, 1)), np.zeros(3),
-    np.zeros((2, 2, 2)),
-], ids=["dense-2x3", "csr-2x3", "coo-3x1", "1-D", "3-D"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.zeros((2, 3)),
+        sp.csr_array((2, 3)),
+        sp.coo_matrix((3, 1)),
+        np.zeros(3),
+        np.zeros((2, 2, 2)),
+    ],
+    ids=["dense-2x3", "csr-2x3", "coo-3x1", "1-D", "3-D"],
+)
 def test_bad_shapes_raise_like_scipy(bad):
     assert _error(csgraph.connected_components, bad) == _error(
-        scipy_csgraph.connected_components, bad)
+        scipy_csgraph.connected_components, bad
+    )
 
 
 @pytest.mark.parametrize("connection", ["bogus", "", None, 3])
@@ -186,8 +197,12 @@ def test_duplicate_entries_in_a_row():
     assert_same_partition(labels, want[1])
 
 
-DIRECTED_REAL = ("road_rome99_dimacs.gr.gz", "soc_wiki-vote_snap.txt.gz",
-                 "weighted_soc-sign-bitcoinotc.csv.gz", "cit_arxiv-hep-th_snap.txt.gz")
+DIRECTED_REAL = (
+    "road_rome99_dimacs.gr.gz",
+    "soc_wiki-vote_snap.txt.gz",
+    "weighted_soc-sign-bitcoinotc.csv.gz",
+    "cit_arxiv-hep-th_snap.txt.gz",
+)
 
 
 @pytest.mark.parametrize("name", DIRECTED_REAL)
@@ -223,7 +238,8 @@ def test_cupy_inputs_give_cupy_labels(directed, connection):
     A = sp.csr_matrix((np.ones(len(SRC)), (SRC, DST)), shape=(N, N))
     want = scipy_csgraph.connected_components(A, directed=directed, connection=connection)
     for device_input in (csp.csr_matrix(A), cp.asarray(A.toarray())):
-        count, labels = csgraph.connected_components(device_input, directed=directed,
-                                                     connection=connection)
+        count, labels = csgraph.connected_components(
+            device_input, directed=directed, connection=connection
+        )
         assert isinstance(labels, cp.ndarray) and labels.dtype == np.int32
         _same((count, cp.asnumpy(labels)), want)

@@ -32,16 +32,12 @@ def assert_same(ours, theirs) -> None:
 
 # --------------------------------------------------------------------------- SciPy's tests
 def test_scipy_minimum_spanning_tree() -> None:
-    graph = np.asarray([[0, 1, 0, 0, 0],
-                        [1, 0, 0, 0, 0],
-                        [0, 0, 0, 8, 5],
-                        [0, 0, 8, 0, 1],
-                        [0, 0, 5, 1, 0]])
-    expected = np.asarray([[0, 1, 0, 0, 0],
-                           [0, 0, 0, 0, 0],
-                           [0, 0, 0, 0, 5],
-                           [0, 0, 0, 0, 1],
-                           [0, 0, 0, 0, 0]])
+    graph = np.asarray(
+        [[0, 1, 0, 0, 0], [1, 0, 0, 0, 0], [0, 0, 0, 8, 5], [0, 0, 8, 0, 1], [0, 0, 5, 1, 0]]
+    )
+    expected = np.asarray(
+        [[0, 1, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 5], [0, 0, 0, 0, 1], [0, 0, 0, 0, 0]]
+    )
     csgraph = sp.csr_array(graph)
     npt.assert_array_equal(minimum_spanning_tree(csgraph).toarray(), expected)
     npt.assert_array_equal(csgraph.toarray(), graph, "Original graph was modified.")
@@ -60,8 +56,10 @@ def test_scipy_minimum_spanning_tree() -> None:
 
 def test_scipy_docstring_example() -> None:
     X = sp.csr_array([[0, 8, 0, 3], [0, 0, 2, 5], [0, 0, 0, 6], [0, 0, 0, 0]])
-    npt.assert_array_equal(minimum_spanning_tree(X).toarray().astype(int),
-                           [[0, 0, 0, 3], [0, 0, 2, 5], [0, 0, 0, 0], [0, 0, 0, 0]])
+    npt.assert_array_equal(
+        minimum_spanning_tree(X).toarray().astype(int),
+        [[0, 0, 0, 3], [0, 0, 2, 5], [0, 0, 0, 0], [0, 0, 0, 0]],
+    )
 
 
 def test_random_ties_total_weight_matches_kruskal() -> None:
@@ -77,9 +75,11 @@ def test_random_ties_total_weight_matches_kruskal() -> None:
 
 
 # --------------------------------------------------------------------------- input kinds
-SPARSE_KINDS = [getattr(sp, f"{fmt}_{kind}")
-                for fmt in ("csr", "csc", "coo", "lil", "dok", "bsr", "dia")
-                for kind in ("array", "matrix")]
+SPARSE_KINDS = [
+    getattr(sp, f"{fmt}_{kind}")
+    for fmt in ("csr", "csc", "coo", "lil", "dok", "bsr", "dia")
+    for kind in ("array", "matrix")
+]
 
 
 @pytest.mark.parametrize("kind", SPARSE_KINDS, ids=lambda k: k.__name__)
@@ -92,12 +92,22 @@ def test_every_sparse_format(kind) -> None:
 
 
 @pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
-@pytest.mark.parametrize("make", [
-    lambda a: a, np.matrix, lambda a: a.tolist(), lambda a: a.astype(int),
-    lambda a: a.astype(bool), lambda a: a.astype(np.float32),
-    lambda a: np.ma.masked_array(a, mask=a == 5), lambda a: np.where(a == 7, 1e-9, a),
-    lambda a: np.where(a == 7, np.inf, a), lambda a: np.where(a == 7, np.nan, a),
-], ids=["ndarray", "matrix", "list", "int", "bool", "float32", "masked", "tiny", "inf", "nan"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda a: a,
+        np.matrix,
+        lambda a: a.tolist(),
+        lambda a: a.astype(int),
+        lambda a: a.astype(bool),
+        lambda a: a.astype(np.float32),
+        lambda a: np.ma.masked_array(a, mask=a == 5),
+        lambda a: np.where(a == 7, 1e-9, a),
+        lambda a: np.where(a == 7, np.inf, a),
+        lambda a: np.where(a == 7, np.nan, a),
+    ],
+    ids=["ndarray", "matrix", "list", "int", "bool", "float32", "masked", "tiny", "inf", "nan"],
+)
 def test_dense_inputs(make) -> None:
     dense = np.array([[0, 5, 0, 1.5], [2, 0, 7, 0], [0, 1, 0, 0], [-4, 0, 3, 0]])
     assert_same(minimum_spanning_tree(make(dense)), scipy_mst(make(dense)))
@@ -127,8 +137,11 @@ def test_complex_input_warns_like_scipy() -> None:
         assert_same(ours, scipy_mst(A))
 
 
-@pytest.mark.parametrize("bad", [np.zeros(3), np.zeros((2, 3)), np.zeros((2, 2, 2)),
-                                 sp.csr_array((2, 3))], ids=["1d", "2x3", "3d", "sparse2x3"])
+@pytest.mark.parametrize(
+    "bad",
+    [np.zeros(3), np.zeros((2, 3)), np.zeros((2, 2, 2)), sp.csr_array((2, 3))],
+    ids=["1d", "2x3", "3d", "sparse2x3"],
+)
 def test_errors_match_scipy(bad) -> None:
     with pytest.raises(ValueError) as theirs:
         scipy_mst(bad)
@@ -154,13 +167,16 @@ def test_random_graphs_match_scipy_exactly(values: str, n: int) -> None:
     indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
     A = sp.csr_array((data[order], cols[order], indptr), shape=(n, n))
     assert_same(minimum_spanning_tree(A), scipy_mst(A))
-    assert_same(minimum_spanning_tree(sp.coo_matrix((data, (rows, cols)), shape=(n, n))),
-                scipy_mst(sp.coo_matrix((data, (rows, cols)), shape=(n, n))))
+    assert_same(
+        minimum_spanning_tree(sp.coo_matrix((data, (rows, cols)), shape=(n, n))),
+        scipy_mst(sp.coo_matrix((data, (rows, cols)), shape=(n, n))),
+    )
 
 
 def test_explicit_zero_bug_is_replicated_and_documented() -> None:
-    A = sp.csr_array((np.array([0.0, 1.0, 2.0]), (np.array([0, 1, 0]), np.array([1, 2, 2]))),
-                     shape=(3, 3))
+    A = sp.csr_array(
+        (np.array([0.0, 1.0, 2.0]), (np.array([0, 1, 0]), np.array([1, 2, 2]))), shape=(3, 3)
+    )
     tree = minimum_spanning_tree(A)
     assert tree.nnz == 1 and tree[1, 2] == 1.0  # SciPy: the zero edge is used, then dropped
     forest = minimum_spanning_forest(A)  # concomp's own API keeps it (CSR entry ids)

@@ -30,12 +30,18 @@ def _zoo(scale: int = 1) -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
     out["self_loops"] = (np.arange(5), np.arange(5), 5)
     path = rng.permutation(3000 // scale)
     out["shuffled_path"] = (path[:-1], path[1:], path.shape[0])
-    out["star"] = (np.zeros(2000 // scale, np.int64), np.arange(1, 2000 // scale + 1),
-                   2000 // scale + 1)
+    out["star"] = (
+        np.zeros(2000 // scale, np.int64),
+        np.arange(1, 2000 // scale + 1),
+        2000 // scale + 1,
+    )
     r, c = 60 // scale, 70 // scale
     ids = rng.permutation(r * c).reshape(r, c)
-    out["grid_permuted"] = (np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]),
-                            np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()]), r * c)
+    out["grid_permuted"] = (
+        np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]),
+        np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()]),
+        r * c,
+    )
     for name, n, m in (("sparse", 5000, 2500), ("critical", 5000, 5000), ("dense", 3000, 60000)):
         n, m = n // scale, m // scale
         out[name] = (rng.integers(0, n, m), rng.integers(0, n, m), n)
@@ -150,9 +156,11 @@ def test_cpu_ecl_serial_parallel_and_af_match_scipy(nb, dtype):
     for name, (s, d, n) in _cpu_cases():
         want = _min_roots(s, d, n)
         indptr, indices = _csr(s, d, n, dtype)
-        for label, got in (("serial", ecl_roots(indptr, indices, parallel=False)),
-                           ("parallel", ecl_roots(indptr, indices, parallel=True)),
-                           ("af", ecl_af_roots(indptr, indices))):
+        for label, got in (
+            ("serial", ecl_roots(indptr, indices, parallel=False)),
+            ("parallel", ecl_roots(indptr, indices, parallel=True)),
+            ("af", ecl_af_roots(indptr, indices)),
+        ):
             assert got.dtype == dtype
             np.testing.assert_array_equal(got, want, err_msg=f"{name} {label}")
 
@@ -170,8 +178,14 @@ def test_cpu_ecl_after_kout_sampling(nb, dtype):
             for r in range(2):
                 kout_round(p, indptr, indices, r, unite_for("async", "halve"))
             flatten(p)
-            got = ecl_roots(indptr, indices, parallel=parallel, labels=p,
-                            lmax=most_frequent_root(p, Options()), k0=2)
+            got = ecl_roots(
+                indptr,
+                indices,
+                parallel=parallel,
+                labels=p,
+                lmax=most_frequent_root(p, Options()),
+                k0=2,
+            )
             np.testing.assert_array_equal(got, _min_roots(s, d, n), err_msg=name)
 
 
@@ -194,13 +208,18 @@ def test_cpu_parallel_rem_matches_serial_rem(nb, dtype):
 
 def test_cpu_variants_through_public_api(nb):
     mine = [v for v in all_variants("cpu") if v.finish.value in ("ecl", "ecl_af")]
-    assert {str(v) for v in mine} == {"none-ecl-jump-csr", "kout-ecl-jump-csr",
-                                      "koutl-ecl-jump-csr", "none-ecl_af-jump-csr"}
+    assert {str(v) for v in mine} == {
+        "none-ecl-jump-csr",
+        "kout-ecl-jump-csr",
+        "koutl-ecl-jump-csr",
+        "none-ecl_af-jump-csr",
+    }
     for name, (s, d, n) in CPU_GRAPHS.items():
         count, labels = _reference(s, d, n)
         for v in mine:
-            got_count, got = concomp.connected_components((s, d), num_nodes=n, device="cpu",
-                                                          algorithm=v)
+            got_count, got = concomp.connected_components(
+                (s, d), num_nodes=n, device="cpu", algorithm=v
+            )
             assert got_count == count, (name, str(v))
             np.testing.assert_array_equal(got, labels, err_msg=f"{name} {v}")
 
@@ -213,7 +232,8 @@ def test_cpu_families_dispatch(nb):
     want = _min_roots(s, d, n)
     for alg in ("ecl", "ecl_af", "kout-ecl-jump-csr", "none-rem_cas-splice-coo"):
         np.testing.assert_array_equal(
-            families.component_roots(g, Variant.parse(alg), Options()), want)
+            families.component_roots(g, Variant.parse(alg), Options()), want
+        )
     with pytest.raises(InvalidVariantError, match="cpu engine"):
         families.component_roots(g, Variant.parse("none-lt-prfa-coo"), Options())
 
@@ -229,11 +249,17 @@ def test_liu_tarjan_rules_that_cannot_converge_are_not_registered():
 
 def test_presets_name_the_papers_algorithms():
     expect = {
-        "soman": "none-soman-jump-coo", "stages": "stages-graft-shortcut-coo",
-        "cc": "none-graft-shortcut-coo", "graft": "none-graft-shortcut-coo",
-        "cc-updt": "none-graft_updt-shortcut-coo", "ecl": "none-ecl-jump-csr",
-        "ecl_af": "none-ecl_af-jump-csr", "sv": "none-sv-compress-coo",
-        "lt": "none-lt-prf-coo", "stergiou": "none-stergiou-min-coo", "lp": "none-lp-min-csr",
+        "soman": "none-soman-jump-coo",
+        "stages": "stages-graft-shortcut-coo",
+        "cc": "none-graft-shortcut-coo",
+        "graft": "none-graft-shortcut-coo",
+        "cc-updt": "none-graft_updt-shortcut-coo",
+        "ecl": "none-ecl-jump-csr",
+        "ecl_af": "none-ecl_af-jump-csr",
+        "sv": "none-sv-compress-coo",
+        "lt": "none-lt-prf-coo",
+        "stergiou": "none-stergiou-min-coo",
+        "lp": "none-lp-min-csr",
         "bfs-cc": "none-bfs_cc-diropt-csr",
     }
     for name, text in expect.items():
@@ -255,11 +281,12 @@ def test_driver_kernel_names_exist():
 
     names = kernel_names("int")
     assert sorted(set(names.values()) | set(kernel_names("long long").values())) == INSTANTIATIONS
-    src = "".join((Path(concomp.__file__).parent / "_gpu" / f).read_text()
-                  for f in ("families.py", "family_state.py", "families_edges.py",
-                            "families_csr.py"))
+    src = "".join(
+        (Path(concomp.__file__).parent / "_gpu" / f).read_text()
+        for f in ("families.py", "family_state.py", "families_edges.py", "families_csr.py")
+    )
     launched = set(re.findall(r'launch\(\s*"(\w+)"', src))
-    launched |= set(re.findall(r'ctx\.k\.(\w+)\(', src))
+    launched |= set(re.findall(r"ctx\.k\.(\w+)\(", src))
     launched |= {f"{side}_{op}" for side in ("light", "heavy") for op in ("SVHook", "AfforestLink")}
     launched |= {f"ecl_compute{i}_{f}" for i in (1, 2, 3) for f in ("true", "false")}
     cc = set(cc_names("UniteAsync<FindHalve>", False, "int", False, False))
@@ -280,8 +307,9 @@ def test_gpu_family_forest_request_is_refused_before_any_gpu_work():
 
 
 # ------------------------------------------------------------------ GPU
-GPU_FAMILY_VARIANTS = [v for v in all_variants("gpu")
-                       if v.family == "minbased" or v.sampling.value == "stages"]
+GPU_FAMILY_VARIANTS = [
+    v for v in all_variants("gpu") if v.family == "minbased" or v.sampling.value == "stages"
+]
 
 
 @pytest.fixture(scope="module")
@@ -297,8 +325,10 @@ def cupy():
 
 @pytest.fixture(scope="module")
 def device_graphs(cupy):
-    return {k: (concomp.Graph.from_edges(s, d, n).to("gpu"), _min_roots(s, d, n))
-            for k, (s, d, n) in GRAPHS.items()}
+    return {
+        k: (concomp.Graph.from_edges(s, d, n).to("gpu"), _min_roots(s, d, n))
+        for k, (s, d, n) in GRAPHS.items()
+    }
 
 
 @pytest.mark.gpu
@@ -340,8 +370,9 @@ def test_gpu_soman_spanning_forest(dtype, cupy, device_graphs):
 
     for name, (g, want) in device_graphs.items():
         s, d, n = GRAPHS[name]
-        roots, hook = run_variant(g, PRESETS["soman"], Options(index_dtype=np.dtype(dtype).name),
-                                  record=True)
+        roots, hook = run_variant(
+            g, PRESETS["soman"], Options(index_dtype=np.dtype(dtype).name), record=True
+        )
         np.testing.assert_array_equal(cupy.asnumpy(roots), want, err_msg=name)
         hook = cupy.asnumpy(hook)
         assert hook.dtype == dtype
@@ -352,10 +383,23 @@ def test_gpu_soman_spanning_forest(dtype, cupy, device_graphs):
 def test_gpu_presets_through_public_api(cupy):
     s, d, n = GRAPHS["critical"]
     count, labels = _reference(s, d, n)
-    for name in ("soman", "stages", "cc", "cc-updt", "ecl", "ecl_af", "sv", "lt", "stergiou",
-                 "lp", "bfs-cc", "g-afforest"):
-        got_count, got = concomp.connected_components((cupy.asarray(s), cupy.asarray(d)),
-                                                      num_nodes=n, algorithm=name)
+    for name in (
+        "soman",
+        "stages",
+        "cc",
+        "cc-updt",
+        "ecl",
+        "ecl_af",
+        "sv",
+        "lt",
+        "stergiou",
+        "lp",
+        "bfs-cc",
+        "g-afforest",
+    ):
+        got_count, got = concomp.connected_components(
+            (cupy.asarray(s), cupy.asarray(d)), num_nodes=n, algorithm=name
+        )
         assert got_count == count, name
         np.testing.assert_array_equal(cupy.asnumpy(got), labels, err_msg=name)
 
@@ -369,7 +413,13 @@ def test_gpu_symmetric_csr_input(cupy):
     a = (a + a.T).tocsr()
     g = concomp.Graph.from_csr(cupy.asarray(a.indptr), cupy.asarray(a.indices), n, symmetric=True)
     want = _min_roots(s, d, n)
-    for alg in ("soman", "stages-rem_cas-splice-coo", "hb-lt-eusa-coo", "kout-ecl-jump-csr",
-                "bfs-lp-min-csr", "stages-sv-compress-coo"):
+    for alg in (
+        "soman",
+        "stages-rem_cas-splice-coo",
+        "hb-lt-eusa-coo",
+        "kout-ecl-jump-csr",
+        "bfs-lp-min-csr",
+        "stages-sv-compress-coo",
+    ):
         roots, _ = run_variant(g, Variant.parse(alg), DEFAULTS)
         np.testing.assert_array_equal(cupy.asnumpy(roots), want, err_msg=alg)

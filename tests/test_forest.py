@@ -36,12 +36,18 @@ def _zoo() -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
     z["cycle"] = (np.arange(100), (np.arange(100) + 1) % 100, 100)
     k = 20
     ids = rng.permutation(k * k).reshape(k, k)
-    z["grid"] = (np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]),
-                 np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()]), k * k)
+    z["grid"] = (
+        np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]),
+        np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()]),
+        k * k,
+    )
     u, v = np.triu_indices(15, 1)
     z["two_cliques"] = (np.concatenate([u, u + 15]), np.concatenate([v, v + 15]), 31)
-    for name, n, m in (("random_sparse", 500, 250), ("random_critical", 500, 500),
-                       ("random_dense", 300, 3000)):
+    for name, n, m in (
+        ("random_sparse", 500, 250),
+        ("random_critical", 500, 500),
+        ("random_dense", 300, 3000),
+    ):
         z[name] = (rng.integers(0, n, m), rng.integers(0, n, m), n)
     return z
 
@@ -107,11 +113,18 @@ def test_the_forest_variant_lists() -> None:
     assert any(str(v.compress) == "splice" for v in CPU_VARIANTS)
 
 
-@pytest.mark.parametrize("algorithm", ["none-sv-compress-csr", "none-lp-min-csr",
-                                       "none-soman-jump-coo", "none-ecl-jump-csr",
-                                       "stages-async-halve-coo"])
+@pytest.mark.parametrize(
+    "algorithm",
+    [
+        "none-sv-compress-csr",
+        "none-lp-min-csr",
+        "none-soman-jump-coo",
+        "none-ecl-jump-csr",
+        "stages-async-halve-coo",
+    ],
+)
 def test_min_based_families_are_refused(algorithm: str) -> None:
-    with pytest.raises(InvalidVariantError, match="not root-based.*'async'.*'rem_cas'"):
+    with pytest.raises(InvalidVariantError, match=r"not root-based.*'async'.*'rem_cas'"):
         spanning_forest(_graph("path"), device="cpu", algorithm=algorithm)
 
 

@@ -27,21 +27,53 @@ from hypothesis import strategies as st  # noqa: E402
 import concomp  # noqa: E402
 from concomp.errors import ConcompError  # noqa: E402
 
-FUZZ = settings(derandomize=True, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                       HealthCheck.too_slow])
+FUZZ = settings(
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
-DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float32", "float64", "bool", "object"]
-SPECIAL = [-1, -(2**63), 2**31 - 1, 2**40, 2**62, 2**63 - 1, 2**64 - 1, 1e19, -1e19,
-           float("nan"), float("inf"), 0.5]
+DTYPES = [
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "bool",
+    "object",
+]
+SPECIAL = [
+    -1,
+    -(2**63),
+    2**31 - 1,
+    2**40,
+    2**62,
+    2**63 - 1,
+    2**64 - 1,
+    1e19,
+    -1e19,
+    float("nan"),
+    float("inf"),
+    0.5,
+]
 
 
 @st.composite
 def id_arrays(draw, length: int) -> np.ndarray:
     dtype = draw(st.sampled_from(DTYPES))
-    values = draw(st.lists(st.one_of(st.integers(0, 63), st.sampled_from(SPECIAL)),
-                           min_size=length, max_size=length))
+    values = draw(
+        st.lists(
+            st.one_of(st.integers(0, 63), st.sampled_from(SPECIAL)),
+            min_size=length,
+            max_size=length,
+        )
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if dtype == "object":
@@ -49,12 +81,18 @@ def id_arrays(draw, length: int) -> np.ndarray:
         try:
             return np.array(values).astype(dtype)
         except (OverflowError, ValueError):
-            return np.array([v for v in values if isinstance(v, int) and 0 <= v < 64] or [0],
-                            dtype=dtype)
+            return np.array(
+                [v for v in values if isinstance(v, int) and 0 <= v < 64] or [0], dtype=dtype
+            )
 
 
-NUM_NODES = st.one_of(st.none(), st.integers(0, 80), st.sampled_from(
-    [-1, 2**40, 2**62 + 1, 2**63 - 1, 2**64 + 1, 1.5, True, np.int64(7), np.uint64(2**63)]))
+NUM_NODES = st.one_of(
+    st.none(),
+    st.integers(0, 80),
+    st.sampled_from(
+        [-1, 2**40, 2**62 + 1, 2**63 - 1, 2**64 + 1, 1.5, True, np.int64(7), np.uint64(2**63)]
+    ),
+)
 
 
 def only_documented(call) -> None:
@@ -68,9 +106,13 @@ def only_documented(call) -> None:
 
 
 @settings(FUZZ, max_examples=140)
-@given(data=st.data(), m=st.integers(0, 12), extra=st.integers(-1, 1), n=NUM_NODES,
-       which=st.sampled_from(["cc", "sizes", "forest", "msf", "stream", "incremental",
-                              "csr"]))
+@given(
+    data=st.data(),
+    m=st.integers(0, 12),
+    extra=st.integers(-1, 1),
+    n=NUM_NODES,
+    which=st.sampled_from(["cc", "sizes", "forest", "msf", "stream", "incremental", "csr"]),
+)
 def test_fuzz_edge_arrays(data, m, extra, n, which) -> None:
     src = data.draw(id_arrays(m))
     dst = data.draw(id_arrays(max(0, m + extra)))
@@ -80,13 +122,17 @@ def test_fuzz_edge_arrays(data, m, extra, n, which) -> None:
         "sizes": lambda: concomp.component_sizes((src, dst), num_nodes=n, device="cpu"),
         "forest": lambda: concomp.spanning_forest((src, dst), num_nodes=n, device="cpu"),
         "msf": lambda: concomp.minimum_spanning_forest(
-            (src, dst) if w is None else (src, dst, w), device="cpu",
-            algorithm=data.draw(st.sampled_from(["boruvka", "kruskal", "prim"]))),
+            (src, dst) if w is None else (src, dst, w),
+            device="cpu",
+            algorithm=data.draw(st.sampled_from(["boruvka", "kruskal", "prim"])),
+        ),
         "stream": lambda: concomp.stream_components([(src, dst)], num_nodes=n, device="cpu"),
         "incremental": lambda: concomp.IncrementalConnectivity(
-            n if isinstance(n, int) and 0 <= n <= 80 else None, device="cpu").insert(src, dst),
+            n if isinstance(n, int) and 0 <= n <= 80 else None, device="cpu"
+        ).insert(src, dst),
         "csr": lambda: concomp.connected_components(
-            concomp.Graph.from_csr(src, dst, num_nodes=n), device="cpu"),
+            concomp.Graph.from_csr(src, dst, num_nodes=n), device="cpu"
+        ),
     }
     only_documented(calls[which])
 
@@ -95,8 +141,10 @@ VALID_FILES = {
     "snap": ("g.txt", b"# Nodes: 6\n0 1\n1 2 5\n3 4\n"),
     "snap3": ("w.txt", b"0 1 1.5\n1 2 -2\n4 4 7\n"),
     "csv": ("g.csv", b"src,dst,weight\n0,1,2.5\n1,2,3\n"),
-    "mtx": ("g.mtx", b"%%MatrixMarket matrix coordinate real symmetric\n4 4 3\n2 1 1.0\n"
-                     b"3 2 2.5\n4 1 3\n"),
+    "mtx": (
+        "g.mtx",
+        b"%%MatrixMarket matrix coordinate real symmetric\n4 4 3\n2 1 1.0\n3 2 2.5\n4 1 3\n",
+    ),
     "dimacs": ("g.gr", b"c x\np sp 4 3\na 1 2 3\na 2 3 4\na 4 1 1\n"),
     "pace": ("t.gr", b"p tw 4 2\n1 2\n3 4\n"),
     "metis": ("g.graph", b"4 3\n2 4\n1 3\n2\n1\n"),
@@ -153,8 +201,7 @@ def test_fuzz_read_graph(kind, data, tmp_path) -> None:
     body = data.draw(mutated(seed)) if seed else data.draw(st.binary(max_size=64))
     if data.draw(st.booleans()):
         body = b"\xef\xbb\xbf" + body  # a byte order mark
-    suffix = data.draw(st.sampled_from(sorted(COMPRESS))) if kind not in ("npz", "parquet") \
-        else ""
+    suffix = data.draw(st.sampled_from(sorted(COMPRESS))) if kind not in ("npz", "parquet") else ""
     packed = COMPRESS[suffix](body)
     if suffix and data.draw(st.booleans()):  # truncated or damaged compressed stream
         packed = data.draw(mutated(packed))
@@ -195,8 +242,9 @@ def test_fuzz_state_files(data, tmp_path) -> None:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     try:
-                        fields[key] = a.astype(data.draw(st.sampled_from(
-                            ["float64", "int8", "uint64", "bool", "U3"])))
+                        fields[key] = a.astype(
+                            data.draw(st.sampled_from(["float64", "int8", "uint64", "bool", "U3"]))
+                        )
                     except (ValueError, OverflowError):  # a string that is no number
                         fields[key] = np.asarray(b"x")
             elif choice == "shape":

@@ -62,8 +62,7 @@ def test_seed_accepts_generator_and_numpy_int():
     rng = np.random.default_rng(5)
     first, second = G.gnm(50, 80, seed=rng), G.gnm(50, 80, seed=rng)
     assert not np.array_equal(csr_of(first)[1], csr_of(second)[1])
-    np.testing.assert_array_equal(G.rmat(6, seed=np.int64(2)).csr()[1],
-                                  G.rmat(6, seed=2).csr()[1])
+    np.testing.assert_array_equal(G.rmat(6, seed=np.int64(2)).csr()[1], G.rmat(6, seed=2).csr()[1])
     with pytest.raises(InvalidGraphError, match="seed"):
         G.rmat(6, seed="x")
 
@@ -80,8 +79,9 @@ def test_rmat_sizes_and_clean_form():
     keep = s != d
     keys = np.unique(np.concatenate([s[keep] * 4096 + d[keep], d[keep] * 4096 + s[keep]]))
     indptr, indices = csr_of(g)
-    np.testing.assert_array_equal(np.repeat(np.arange(4096), np.diff(indptr)) * 4096 + indices,
-                                  keys)
+    np.testing.assert_array_equal(
+        np.repeat(np.arange(4096), np.diff(indptr)) * 4096 + indices, keys
+    )
 
 
 def test_rmat_degree_skew_and_permutation_invariance():
@@ -113,13 +113,16 @@ def test_rmat_tiny_scales():
     assert undirected(g1) <= 1
 
 
-@pytest.mark.parametrize("kwargs, bad", [
-    (dict(a=0.7, b=0.2, c=0.2), "-0.1"),
-    (dict(a=0.5, b=0.2, c=0.2, d=0.2), "sum to 1"),
-    (dict(a=-0.1, b=0.5, c=0.3), "-0.1"),
-    (dict(a=float("nan"), b=0.2, c=0.2), "nan"),
-    (dict(a="x", b=0.2, c=0.2), "numbers"),
-])
+@pytest.mark.parametrize(
+    "kwargs, bad",
+    [
+        (dict(a=0.7, b=0.2, c=0.2), "-0.1"),
+        (dict(a=0.5, b=0.2, c=0.2, d=0.2), "sum to 1"),
+        (dict(a=-0.1, b=0.5, c=0.3), "-0.1"),
+        (dict(a=float("nan"), b=0.2, c=0.2), "nan"),
+        (dict(a="x", b=0.2, c=0.2), "numbers"),
+    ],
+)
 def test_rmat_bad_probabilities(kwargs, bad):
     with pytest.raises(InvalidGraphError, match="R-MAT probabilities") as info:
         G.rmat(5, **kwargs)
@@ -127,8 +130,9 @@ def test_rmat_bad_probabilities(kwargs, bad):
     assert isinstance(info.value, ValueError)
 
 
-@pytest.mark.parametrize("kwargs", [dict(scale=-1), dict(scale=41), dict(scale=2.5),
-                                    dict(scale=4, edge_factor=-1)])
+@pytest.mark.parametrize(
+    "kwargs", [dict(scale=-1), dict(scale=41), dict(scale=2.5), dict(scale=4, edge_factor=-1)]
+)
 def test_rmat_bad_sizes(kwargs):
     with pytest.raises(InvalidGraphError):
         G.rmat(**kwargs)
@@ -260,9 +264,15 @@ def test_weights_on_edge_lists_and_ranges():
     np.testing.assert_array_equal(big, G.random_weights(10, high=2**40, seed=3))
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(low=5, high=1), "low, high"), (dict(high=1.5), "whole"),
-    (dict(dtype="half"), "dtype"), (dict(high=float("inf")), "low, high")])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(low=5, high=1), "low, high"),
+        (dict(high=1.5), "whole"),
+        (dict(dtype="half"), "dtype"),
+        (dict(high=float("inf")), "low, high"),
+    ],
+)
 def test_weights_bad_arguments(kwargs, match):
     with pytest.raises(InvalidGraphError, match=match):
         G.random_weights(10, **kwargs)
@@ -291,19 +301,22 @@ def test_suite_unknown_name():
         G.suite("rmat23")
 
 
-@pytest.mark.parametrize("spec, n, und", [
-    ("rmat:scale=8,ef=4,seed=1", 256, None),
-    ("er:scale=8", 256, None),
-    ("cong:scale=8,ef=2,permute=0", 256, None),
-    ("gnm:n=1000,m=5000,clean=0", 1000, None),
-    ("grid:rows=10,cols=10,permute=1", 100, 180),
-    ("grid:rows=10,cols=10,torus=true", 100, 200),
-    ("knn:n=1000,k=6", 1000, None),
-    ("delaunay:n=1000", 1000, None),
-    ("ba:n=1000,m=3", 1000, 3 * 997),
-    ("suite:rmat22,quick=1", 65536, None),
-    ("suite:name=gridp4k,quick=1,seed=2", 65536, 2 * 65536 - 512),
-])
+@pytest.mark.parametrize(
+    "spec, n, und",
+    [
+        ("rmat:scale=8,ef=4,seed=1", 256, None),
+        ("er:scale=8", 256, None),
+        ("cong:scale=8,ef=2,permute=0", 256, None),
+        ("gnm:n=1000,m=5000,clean=0", 1000, None),
+        ("grid:rows=10,cols=10,permute=1", 100, 180),
+        ("grid:rows=10,cols=10,torus=true", 100, 200),
+        ("knn:n=1000,k=6", 1000, None),
+        ("delaunay:n=1000", 1000, None),
+        ("ba:n=1000,m=3", 1000, 3 * 997),
+        ("suite:rmat22,quick=1", 65536, None),
+        ("suite:name=gridp4k,quick=1,seed=2", 65536, 2 * 65536 - 512),
+    ],
+)
 def test_from_spec(spec, n, und):
     g = G.from_spec(spec)
     assert g.num_nodes == n
@@ -319,17 +332,20 @@ def test_from_spec_matches_direct_call():
     assert w.weights.dtype == np.float64
 
 
-@pytest.mark.parametrize("spec, match", [
-    ("ring:n=5", "valid generators: rmat, er, cong, gnm, grid, knn, delaunay, ba, suite"),
-    ("rmat:scale=8,foo=1", "valid keys for rmat: scale, ef"),
-    ("grid:rows=ten,cols=3", "bad value for 'rows'"),
-    ("grid:rows=3,cols=3,permute=maybe", "boolean"),
-    ("gnm:1000", "not key=value"),
-    ("rmat:scale=2.5", "bad value"),
-    ("suite:bogus", "unknown benchmark graph"),
-    ("grid:rows=3", "needs cols"),
-    ("ba:n=10", "needs m"),
-])
+@pytest.mark.parametrize(
+    "spec, match",
+    [
+        ("ring:n=5", "valid generators: rmat, er, cong, gnm, grid, knn, delaunay, ba, suite"),
+        ("rmat:scale=8,foo=1", "valid keys for rmat: scale, ef"),
+        ("grid:rows=ten,cols=3", "bad value for 'rows'"),
+        ("grid:rows=3,cols=3,permute=maybe", "boolean"),
+        ("gnm:1000", "not key=value"),
+        ("rmat:scale=2.5", "bad value"),
+        ("suite:bogus", "unknown benchmark graph"),
+        ("grid:rows=3", "needs cols"),
+        ("ba:n=10", "needs m"),
+    ],
+)
 def test_from_spec_errors(spec, match):
     with pytest.raises(InvalidGraphError, match=match):
         G.from_spec(spec)
@@ -378,16 +394,19 @@ def test_generic_kernels_match_numba():
 
 # --------------------------------------------------------------------------- on the GPU
 @pytest.mark.gpu
-@pytest.mark.parametrize("make", [
-    lambda dev: G.rmat(12, seed=3, device=dev),
-    lambda dev: G.rmat(11, seed=3, clean=False, device=dev, weights="int"),
-    lambda dev: G.cong(10, seed=1, device=dev, weights="float"),
-    lambda dev: G.gnm(5000, 30000, seed=2, device=dev),
-    lambda dev: G.grid(50, 70, torus=True, permute=True, seed=4, device=dev),
-    lambda dev: G.barabasi_albert(3000, 3, seed=5, device=dev),
-    lambda dev: G.delaunay(500, seed=5, device=dev),
-    lambda dev: G.knn_geometric(2000, k=5, seed=6, device=dev),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda dev: G.rmat(12, seed=3, device=dev),
+        lambda dev: G.rmat(11, seed=3, clean=False, device=dev, weights="int"),
+        lambda dev: G.cong(10, seed=1, device=dev, weights="float"),
+        lambda dev: G.gnm(5000, 30000, seed=2, device=dev),
+        lambda dev: G.grid(50, 70, torus=True, permute=True, seed=4, device=dev),
+        lambda dev: G.barabasi_albert(3000, 3, seed=5, device=dev),
+        lambda dev: G.delaunay(500, seed=5, device=dev),
+        lambda dev: G.knn_geometric(2000, k=5, seed=6, device=dev),
+    ],
+)
 def test_gpu_matches_cpu(make):
     cpu, gpu = make("cpu"), make("gpu")
     assert gpu.device == "gpu"

@@ -33,8 +33,11 @@ def _graphs():
     out["star"] = (np.zeros(2000, np.int64), np.arange(1, 2001), 2001)
     r, c = 60, 70
     ids = rng.permutation(r * c).reshape(r, c)
-    out["grid_permuted"] = (np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]),
-                            np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()]), r * c)
+    out["grid_permuted"] = (
+        np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]),
+        np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()]),
+        r * c,
+    )
     for name, n, m in (("sparse", 5000, 2500), ("critical", 5000, 5000), ("dense", 3000, 60000)):
         out[name] = (rng.integers(0, n, m), rng.integers(0, n, m), n)
     # a hub joined to many small components plus duplicates
@@ -54,8 +57,10 @@ def _reference(src, dst, n):
 
 @pytest.fixture(scope="module")
 def device_graphs():
-    return {k: (concomp.Graph.from_edges(s, d, n).to("gpu"), _reference(s, d, n))
-            for k, (s, d, n) in GRAPHS.items()}
+    return {
+        k: (concomp.Graph.from_edges(s, d, n).to("gpu"), _reference(s, d, n))
+        for k, (s, d, n) in GRAPHS.items()
+    }
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64], ids=["int32", "int64"])
@@ -78,8 +83,9 @@ def test_gpu_public_api_keeps_data_on_device(variant):
     import cupy as cp
 
     s, d, n = GRAPHS["critical"]
-    count, labels = concomp.connected_components((cp.asarray(s), cp.asarray(d)), num_nodes=n,
-                                                 algorithm=variant)
+    count, labels = concomp.connected_components(
+        (cp.asarray(s), cp.asarray(d)), num_nodes=n, algorithm=variant
+    )
     assert isinstance(labels, cp.ndarray) and labels.dtype == np.int32
     ref = _reference(s, d, n)
     assert count == ref[0]
@@ -107,8 +113,9 @@ def test_gpu_auto_device_for_host_input_and_output_device():
     assert count == _reference(s, d, n)[0]
 
 
-@pytest.mark.parametrize("alg", ["kout-rem_cas-splice-csr", "none-jtb-split-coo",
-                                 "hb-hooks-compress-csr"])
+@pytest.mark.parametrize(
+    "alg", ["kout-rem_cas-splice-csr", "none-jtb-split-coo", "hb-hooks-compress-csr"]
+)
 def test_repeat_calls_replay_the_cached_plan(alg):
     import cupy as cp
 
@@ -130,9 +137,16 @@ def test_repeat_calls_replay_the_cached_plan(alg):
     assert not g._device_cache
 
 
-@pytest.mark.parametrize("alg", ["hb1-rem_cas-splice-csr", "hb2-async-halve-coo",
-                                 "kout1-rem_cas-splice-csr", "kout3-jtb-split-csr",
-                                 "koutr3-early-compress-csr"])
+@pytest.mark.parametrize(
+    "alg",
+    [
+        "hb1-rem_cas-splice-csr",
+        "hb2-async-halve-coo",
+        "kout1-rem_cas-splice-csr",
+        "kout3-jtb-split-csr",
+        "koutr3-early-compress-csr",
+    ],
+)
 def test_non_default_sampling_parameters(alg, device_graphs):
     import cupy as cp
 
@@ -151,9 +165,11 @@ def test_auto_on_the_gpu_matches_scipy_for_every_rule():
     from concomp._gpu.components import auto_variant, canonical_labels, component_roots
 
     opts = Options(auto_small_entries=0)  # small graphs through the rules of large ones
-    for gen in (lambda: concomp.generators.rmat(14, 16, seed=3),
-                lambda: concomp.generators.erdos_renyi_rmat(14, 16, seed=4),
-                lambda: concomp.generators.grid(64, 64, permute=True, seed=2)):
+    for gen in (
+        lambda: concomp.generators.rmat(14, 16, seed=3),
+        lambda: concomp.generators.erdos_renyi_rmat(14, 16, seed=4),
+        lambda: concomp.generators.grid(64, 64, permute=True, seed=2),
+    ):
         host = gen()
         g = host.to("gpu")
         ref = concomp.connected_components(host, device="cpu")
@@ -179,8 +195,15 @@ def _hb_race_gadgets(count: int = 2000):
     return src, dst, n
 
 
-@pytest.mark.parametrize("alg", ["hb-rem_cas-splice-csr", "hb1-rem_cas-splice-csr",
-                                 "hb-async-halve-csr", "hb2-early-split-csr"])
+@pytest.mark.parametrize(
+    "alg",
+    [
+        "hb-rem_cas-splice-csr",
+        "hb1-rem_cas-splice-csr",
+        "hb-async-halve-csr",
+        "hb2-early-split-csr",
+    ],
+)
 def test_hook_based_sampling_keeps_edge_zero_of_linked_vertices(alg):
     import cupy as cp
 
@@ -198,8 +221,12 @@ def test_hook_based_sampling_keeps_edge_zero_of_linked_vertices(alg):
 
 #: The kernels that walk one-sided where parents overflow L2: the unsampled CSR
 #: finish and k-out over lower neighbours (whose finish may run over the COO).
-ONE_SIDED = [v for v in all_variants("gpu") if v.family == "unionfind" and (
-    (str(v).startswith("none-") and str(v).endswith("-csr")) or str(v).startswith("koutl"))]
+ONE_SIDED = [
+    v
+    for v in all_variants("gpu")
+    if v.family == "unionfind"
+    and ((str(v).startswith("none-") and str(v).endswith("-csr")) or str(v).startswith("koutl"))
+]
 
 
 @pytest.mark.parametrize("variant", ONE_SIDED, ids=str)
@@ -223,5 +250,6 @@ def test_one_sided_finish_on_small_graphs(variant, device_graphs):
             g.clear_device_cache()
             ids, forest_count = spanning_forest_ids(g, variant, Options(one_side_above_bytes=0))
             src, dst = g.coo()
-            assert_spanning_forest(g, SpanningForest(src[ids], dst[ids], ids, g.num_nodes,
-                                                     forest_count))
+            assert_spanning_forest(
+                g, SpanningForest(src[ids], dst[ids], ids, g.num_nodes, forest_count)
+            )

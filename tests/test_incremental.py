@@ -22,7 +22,8 @@ from concomp.variants import resolve_variant
 CPU_ALGS = legal_algorithms("cpu")
 GPU_ALGS = legal_algorithms("gpu")
 ENGINES = [pytest.param("cpu", a, id=f"cpu-{a}") for a in CPU_ALGS] + [
-    pytest.param("gpu", a, id=f"gpu-{a}", marks=pytest.mark.gpu) for a in GPU_ALGS]
+    pytest.param("gpu", a, id=f"gpu-{a}", marks=pytest.mark.gpu) for a in GPU_ALGS
+]
 
 
 def _host(a) -> np.ndarray:
@@ -126,7 +127,11 @@ def test_save_load_round_trip(device: str, tmp_path) -> None:
     ic.save(path)
     back = IncrementalConnectivity.load(path)
     assert (back.num_nodes, back.num_batches, back.num_components, back.algorithm) == (
-        ic.num_nodes, ic.num_batches, ic.num_components, ic.algorithm)
+        ic.num_nodes,
+        ic.num_batches,
+        ic.num_components,
+        ic.algorithm,
+    )
     assert back.device == ic.device
     a, b = ic.spanning_forest(), back.spanning_forest()
     for name in ("src", "dst", "edge_ids", "batch_ids"):
@@ -163,8 +168,7 @@ def _assert_unchanged(ic, call) -> InvalidGraphError:
     with pytest.raises(InvalidGraphError) as err:
         call()
     assert "Fix:" in str(err.value)
-    assert (ic.num_nodes, ic.num_batches, ic.num_components, ic.capacity,
-            ic.index_dtype) == before
+    assert (ic.num_nodes, ic.num_batches, ic.num_components, ic.capacity, ic.index_dtype) == before
     assert _host(ic.spanning_forest().src).tolist() == forest
     after = ic._engine.export(ic.num_nodes)
     for name in p:
@@ -201,8 +205,14 @@ def test_deterministic_labels_and_roots(device: str) -> None:
     for _ in range(2):
         ic = IncrementalConnectivity(device=device)
         queries = [_host(ic.process(*b))[b[0] == 1] for b in batches]
-        runs.append((_host(ic.labels()), _host(ic.find(np.arange(ic.num_nodes))), queries,
-                     ic.num_components))
+        runs.append(
+            (
+                _host(ic.labels()),
+                _host(ic.find(np.arange(ic.num_nodes))),
+                queries,
+                ic.num_components,
+            )
+        )
     np.testing.assert_array_equal(runs[0][0], runs[1][0])
     np.testing.assert_array_equal(runs[0][1], runs[1][1])
     for a, b in zip(runs[0][2], runs[1][2]):
@@ -271,8 +281,9 @@ def _per_slice(ic, kind: str, ops, u, v, size: int) -> np.ndarray:
     out = [np.zeros(0, bool)]
     for lo in range(0, u.shape[0], size):
         s = slice(lo, lo + size)
-        out.append(_host(ic.insert(u[s], v[s]) if kind == "insert" else
-                         ic.process(ops[s], u[s], v[s])))
+        out.append(
+            _host(ic.insert(u[s], v[s]) if kind == "insert" else ic.process(ops[s], u[s], v[s]))
+        )
     return np.concatenate(out)
 
 
@@ -298,13 +309,17 @@ def test_stream_equals_one_call_per_slice(device: str, algorithm: str, kind: str
         ins = ops == 0 if kind == "mixed" else np.ones(STREAM_M, bool)
         # a batch before the stream: the stream's batch ids start at 1
         pre = (np.array([0, 0]), np.array([0, 2]), np.array([1, 3]))
-        ics = [IncrementalConnectivity(STREAM_N, device=device, algorithm=algorithm)
-               for _ in range(2)]
+        ics = [
+            IncrementalConnectivity(STREAM_N, device=device, algorithm=algorithm) for _ in range(2)
+        ]
         for ic in ics:
             ic.process(*pre)
         ref = _per_slice(ics[0], kind, ops, u, v, size)
-        got = (ics[1].insert_batches(u, v, size) if kind == "insert" else
-               ics[1].process_batches(ops, u, v, size))
+        got = (
+            ics[1].insert_batches(u, v, size)
+            if kind == "insert"
+            else ics[1].process_batches(ops, u, v, size)
+        )
         assert isinstance(got, np.ndarray) and got.dtype == bool and got.shape == (STREAM_M,)
         a, b = ics
         nb = -(-STREAM_M // size)
@@ -405,8 +420,11 @@ class _Engine:
         import cupy as cp
 
         dt = self.eng.dtype
-        return (None if ops is None else cp.asarray(ops, np.int8), cp.asarray(u, dt),
-                cp.asarray(v, dt))
+        return (
+            None if ops is None else cp.asarray(ops, np.int8),
+            cp.asarray(u, dt),
+            cp.asarray(v, dt),
+        )
 
     def insert(self, u, v):
         return self.process(None, u, v)
@@ -424,8 +442,9 @@ class _Engine:
         ops, u, v = self._ids(ops, u, v)
         m = int(u.shape[0])
         size = min(size, max(m, 1))
-        out = self.eng.run_stream("insert" if ops is None else "mixed", ops, u, v,
-                                  self.num_batches, size)
+        out = self.eng.run_stream(
+            "insert" if ops is None else "mixed", ops, u, v, self.num_batches, size
+        )
         self.num_batches += -(-m // size)
         return out
 
@@ -443,8 +462,14 @@ class _Engine:
 
     def spanning_forest(self) -> SpanningForest:
         src, dst, batch, pos = self.eng.forest(self.n)
-        return SpanningForest(src=src, dst=dst, edge_ids=pos, num_nodes=self.n,
-                              num_components=self.num_components, batch_ids=batch)
+        return SpanningForest(
+            src=src,
+            dst=dst,
+            edge_ids=pos,
+            num_nodes=self.n,
+            num_components=self.num_components,
+            batch_ids=batch,
+        )
 
 
 def _passes(passes: str) -> Options:
@@ -541,9 +566,10 @@ def test_gpu_streams_stay_on_the_device_and_match_cpu(algorithm: str, mode: str)
     import cupy as cp
 
     # batches this small run persistent unless told otherwise
-    options = Options(stream_graphs=mode == "graph",
-                      stream_persistent_max=DEFAULTS.stream_persistent_max
-                      if mode == "persistent" else 0)
+    options = Options(
+        stream_graphs=mode == "graph",
+        stream_persistent_max=DEFAULTS.stream_persistent_max if mode == "persistent" else 0,
+    )
     rng = np.random.default_rng(17)
     # 71 batches (the last of one entry): three replays of 32 steps, 25 of them idle
     n, m = 5000, 70_001
@@ -583,10 +609,16 @@ def test_gpu_persistent_stream_with_several_entries_per_thread(algorithm: str) -
     for kind in ("insert", "mixed"):
         ops, u, v = _stream_arrays(rng, n, 2 * size + 12_345)  # a short last batch
         if kind == "insert":
-            got, want, ins = _host(g.insert_batches(u, v, size)), c.insert_batches(u, v, size), \
-                np.ones(u.shape[0], bool)
+            got, want, ins = (
+                _host(g.insert_batches(u, v, size)),
+                c.insert_batches(u, v, size),
+                np.ones(u.shape[0], bool),
+            )
         else:
-            got, want = _host(g.process_batches(ops, u, v, size)), c.process_batches(ops, u, v, size)
+            got, want = (
+                _host(g.process_batches(ops, u, v, size)),
+                c.process_batches(ops, u, v, size),
+            )
             ins = ops == 0
         np.testing.assert_array_equal(got[~ins], want[~ins])
         for lo in range(0, u.shape[0], size):

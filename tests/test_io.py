@@ -120,8 +120,16 @@ def assert_same_weights(a, b):
         np.testing.assert_array_equal(a, b)
 
 
-EXT = {"snap": "txt", "csv": "csv", "mtx": "mtx", "dimacs": "gr", "pace": "gr", "metis": "graph",
-       "npz": "npz", "parquet": "parquet"}
+EXT = {
+    "snap": "txt",
+    "csv": "csv",
+    "mtx": "mtx",
+    "dimacs": "gr",
+    "pace": "gr",
+    "metis": "graph",
+    "npz": "npz",
+    "parquet": "parquet",
+}
 
 
 @pytest.mark.parametrize("weights", [None, "int", "float"])
@@ -138,18 +146,28 @@ def test_round_trip(tmp_path, fmt, weights, directed):
     if fmt == "metis":  # both directions, self loops dropped
         src, dst = edges(g)
         keep = src != dst
-        want = sorted(zip(np.minimum(src, dst)[keep].tolist(), np.maximum(src, dst)[keep].tolist(),
-                          [0] * int(keep.sum()) if g.weights is None else
-                          g.weights[keep].tolist()))
+        want = sorted(
+            zip(
+                np.minimum(src, dst)[keep].tolist(),
+                np.maximum(src, dst)[keep].tolist(),
+                [0] * int(keep.sum()) if g.weights is None else g.weights[keep].tolist(),
+            )
+        )
         hs, hd = edges(h)
         up = hs < hd
-        got = sorted(zip(hs[up].tolist(), hd[up].tolist(), [0] * int(up.sum()) if h.weights
-                         is None else h.weights[up].tolist()))
+        got = sorted(
+            zip(
+                hs[up].tolist(),
+                hd[up].tolist(),
+                [0] * int(up.sum()) if h.weights is None else h.weights[up].tolist(),
+            )
+        )
         assert got == want and h.symmetric and h.num_edges == 2 * len(want)
         return
     same_orientation = directed or fmt not in ("mtx",)
-    for a, b in zip(edges(g, undirected=not same_orientation),
-                    edges(h, undirected=not same_orientation)):
+    for a, b in zip(
+        edges(g, undirected=not same_orientation), edges(h, undirected=not same_orientation)
+    ):
         np.testing.assert_array_equal(a, b)
     assert_same_weights(None if fmt == "pace" else g.weights, h.weights)
     if fmt in ("snap", "mtx", "npz", "parquet"):
@@ -210,8 +228,10 @@ def coo(g):
 
 
 def test_comments_blank_lines_crlf_and_spacing(tmp_path):
-    text = ("# Directed graph\r\n% other comment\r\n\r\n  0\t1\r\n1   2 # trailing\r\n"
-            "\t2 , 3\r\n   \r\n# inner\r\n3 0")
+    text = (
+        "# Directed graph\r\n% other comment\r\n\r\n  0\t1\r\n1   2 # trailing\r\n"
+        "\t2 , 3\r\n   \r\n# inner\r\n3 0"
+    )
     g = read_graph(write(tmp_path, "g.txt", text))
     assert coo(g) == [[0, 1, 2, 3], [1, 2, 3, 0]] and g.directed
     g = read_graph(write(tmp_path, "h.txt", ";c\n0 1\n"), comment=";")
@@ -249,8 +269,21 @@ def test_float_weights_equal_python_float(tmp_path):
     x = (rng.normal(size=3000) * 10.0 ** rng.integers(-30, 30, 3000)).tolist()
     styles = ["{:.3f}", "{:.6e}", "{!r}", "{:.15g}", "{:.17g}", "{:.1f}", "{:E}", "{:+.2e}"]
     tokens = [styles[i % len(styles)].format(v) for i, v in enumerate(x)]
-    tokens += ["0.000123", ".5", "5.", "-0.0", "1e22", "1e23", "123456789012345.6", "1e-22",
-               "9007199254740993", "0.1", "-inf", "1E+2", "00001.25000"]
+    tokens += [
+        "0.000123",
+        ".5",
+        "5.",
+        "-0.0",
+        "1e22",
+        "1e23",
+        "123456789012345.6",
+        "1e-22",
+        "9007199254740993",
+        "0.1",
+        "-inf",
+        "1E+2",
+        "00001.25000",
+    ]
     text = "".join(f"{i} {i + 1} {t}\n" for i, t in enumerate(tokens))
     got = read_graph(write(tmp_path, "w.txt", text)).weights
     want = np.array([float(t) for t in tokens])
@@ -263,8 +296,10 @@ def test_one_based_num_nodes_and_delimiter(tmp_path):
     path = write(tmp_path, "a.txt", "1 2\n2 3\n")
     assert coo(read_graph(path, one_based=True)) == [[0, 1], [1, 2]]
     assert read_graph(path, num_nodes=9).num_nodes == 9
-    assert coo(read_graph(write(tmp_path, "b.txt", "0;1\n1;2\n"), delimiter=";")) == [[0, 1],
-                                                                                     [1, 2]]
+    assert coo(read_graph(write(tmp_path, "b.txt", "0;1\n1;2\n"), delimiter=";")) == [
+        [0, 1],
+        [1, 2],
+    ]
     out = tmp_path / "c.txt"
     write_graph((np.array([0]), np.array([1])), out, one_based=True)
     assert "1\t2" in out.read_text()
@@ -294,9 +329,13 @@ def test_dimacs_pace_mtx_metis_details(tmp_path):
 
 
 def test_sniffing_unknown_extensions(tmp_path):
-    cases = {"p sp 2 1\na 1 2 3\n": "dimacs", "c\np tw 2 1\n1 2\n": "pace", "0,1\n": "csv",
-             "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n": "mtx",
-             "# x\n0 1\n": "snap"}
+    cases = {
+        "p sp 2 1\na 1 2 3\n": "dimacs",
+        "c\np tw 2 1\n1 2\n": "pace",
+        "0,1\n": "csv",
+        "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n": "mtx",
+        "# x\n0 1\n": "snap",
+    }
     for i, (text, fmt) in enumerate(cases.items()):
         assert sniff_format(text.encode()) == fmt
         assert read_graph(write(tmp_path, f"f{i}.dat", text)).num_edges == 1
@@ -332,33 +371,44 @@ def test_chunked_scan_gaps_wide_ids_and_mixed_columns(tmp_path, monkeypatch):
 
 def test_import_io_does_not_load_numba_kernels():
     code = "import sys, concomp.io; print('concomp.io._parse' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env={"PYTHONPATH": str(Path(__file__).parents[1] / "src"),
-                                          "PATH": ""})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(Path(__file__).parents[1] / "src"), "PATH": ""},
+    )
     assert out.stdout.strip() == "False"
 
 
 # ----------------------------------------------------------------------------- errors
-@pytest.mark.parametrize("name, text, fmt, pattern", [
-    ("a.txt", "0 1\n1 2\n\n# c\n5 6\na b\n", None, r"line 6: expected 2 or 3 numbers.*'a b'"),
-    ("b.txt", "0 1\n1 2 3 4\n", None, r"line 2: expected 2 or 3 .*too many"),
-    ("c.txt", "0 1\n1 2 3\n", None, r"line 2: expected 2 columns"),
-    ("d.txt", "0 1\n7\n", None, r"line 2: expected"),
-    ("e.txt", "0 1\n-1 2\n", None, r"line 2: expected"),
-    ("f.txt", "0 1 x1\n", None, r"line 1: weight 'x1' is not a number"),
-    ("g.gr", "c\np tw 3 2\n1 2\n", None, r"line 2: the 'p' line declares m=2 edges"),
-    ("h.gr", "p tw 3 1\n0 2\n", None, r"line 2: vertex id below 1 in a 1-based format"),
-    ("i.gr", "p tw 3 1\n1 4\n", None, r"line 2: vertex id above n=3"),
-    ("j.gr", "p sp 3 1\n1 2 3\n", None, r"line 2: expected a line starting with 'a'"),
-    ("k.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n", None,
-     r"declares 2 entries but the file lists 1"),
-    ("l.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n", None, r"line 1: a banner"),
-    ("m.graph", "3 2\n2\n1\n\n", None, r"m=2 undirected edges .* lists 2"),
-    ("n.graph", "3 1\n2\n1 x\n\n", None, r"line 3: expected integer neighbour ids"),
-    ("o.graph", "2 1\n2\n1\n3\n", None, r"line 4: a neighbour list after the n=2 vertex lines"),
-    ("p.graph", "4 1\n2\n1\n", None, r"n=4 vertices but the file has only 3"),
-    ("q.txt", "0 1\n1 99999999999999999999\n", None, r"line 2: a number with more than 18"),
-])
+@pytest.mark.parametrize(
+    "name, text, fmt, pattern",
+    [
+        ("a.txt", "0 1\n1 2\n\n# c\n5 6\na b\n", None, r"line 6: expected 2 or 3 numbers.*'a b'"),
+        ("b.txt", "0 1\n1 2 3 4\n", None, r"line 2: expected 2 or 3 .*too many"),
+        ("c.txt", "0 1\n1 2 3\n", None, r"line 2: expected 2 columns"),
+        ("d.txt", "0 1\n7\n", None, r"line 2: expected"),
+        ("e.txt", "0 1\n-1 2\n", None, r"line 2: expected"),
+        ("f.txt", "0 1 x1\n", None, r"line 1: weight 'x1' is not a number"),
+        ("g.gr", "c\np tw 3 2\n1 2\n", None, r"line 2: the 'p' line declares m=2 edges"),
+        ("h.gr", "p tw 3 1\n0 2\n", None, r"line 2: vertex id below 1 in a 1-based format"),
+        ("i.gr", "p tw 3 1\n1 4\n", None, r"line 2: vertex id above n=3"),
+        ("j.gr", "p sp 3 1\n1 2 3\n", None, r"line 2: expected a line starting with 'a'"),
+        (
+            "k.mtx",
+            "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n",
+            None,
+            r"declares 2 entries but the file lists 1",
+        ),
+        ("l.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n", None, r"line 1: a banner"),
+        ("m.graph", "3 2\n2\n1\n\n", None, r"m=2 undirected edges .* lists 2"),
+        ("n.graph", "3 1\n2\n1 x\n\n", None, r"line 3: expected integer neighbour ids"),
+        ("o.graph", "2 1\n2\n1\n3\n", None, r"line 4: a neighbour list after the n=2 vertex lines"),
+        ("p.graph", "4 1\n2\n1\n", None, r"n=4 vertices but the file has only 3"),
+        ("q.txt", "0 1\n1 99999999999999999999\n", None, r"line 2: a number with more than 18"),
+    ],
+)
 def test_malformed_files_name_file_and_line(tmp_path, name, text, fmt, pattern):
     path = write(tmp_path, name, text)
     with pytest.raises(GraphFormatError, match=pattern) as err:
@@ -375,5 +425,5 @@ def test_argument_errors(tmp_path):
         write_graph((np.array([0]), np.array([1])), tmp_path / "a.unknown")
     with pytest.raises(GraphFormatError, match="corrupt"):
         read_graph(write(tmp_path, "b.txt.gz", gzip.compress(bytes(range(256)) * 40)[:300]))
-    with pytest.raises(GraphFormatError, match="not a readable .npz"):
+    with pytest.raises(GraphFormatError, match=r"not a readable \.npz"):
         read_graph(write(tmp_path, "c.npz", b"PK\x03\x04garbage"))

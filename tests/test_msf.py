@@ -23,8 +23,11 @@ from concomp.msf import MinimumSpanningForest, minimum_spanning_forest
 from concomp.testing.msf import assert_minimum_spanning_forest, kruskal_reference
 
 CPU_ALGORITHMS = ("kruskal", "boruvka", "prim")
-REAL = Path(os.environ.get("CONCOMP_REAL_DATA",
-                          Path(__file__).resolve().parents[2] / "shared" / "data" / "real"))
+REAL = Path(
+    os.environ.get(
+        "CONCOMP_REAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "real"
+    )
+)
 
 
 # --------------------------------------------------------------------------- the zoo
@@ -61,9 +64,18 @@ def _zoo() -> dict[str, tuple]:
         "n0": (e, e, np.array([]), 0),
         "single_vertex": (e, e, np.array([]), 1),
         "isolated": (np.array([0]), np.array([1]), np.array([5.0]), 6),
-        "self_loops": (np.array([0, 1, 1, 2]), np.array([0, 1, 2, 2]), np.array([-9, -9, 4, -9]), 3),
-        "parallel": (np.array([0, 1, 0, 1, 1]), np.array([1, 0, 1, 2, 2]),
-                     np.array([3.0, 2.0, 2.0, 1.0, 1.0]), 3),
+        "self_loops": (
+            np.array([0, 1, 1, 2]),
+            np.array([0, 1, 2, 2]),
+            np.array([-9, -9, 4, -9]),
+            3,
+        ),
+        "parallel": (
+            np.array([0, 1, 0, 1, 1]),
+            np.array([1, 0, 1, 2, 2]),
+            np.array([3.0, 2.0, 2.0, 1.0, 1.0]),
+            3,
+        ),
         "path": (path[:-1], path[1:], np.arange(8)[::-1].astype(float), 9),
         "star": (star, np.arange(1, 9), np.full(8, 2), 9),
         "cycle": (np.arange(10), (np.arange(10) + 1) % 10, np.ones(10), 10),
@@ -76,8 +88,12 @@ def _zoo() -> dict[str, tuple]:
         "signed_zero": _random(40, 120, rng, lambda m: rng.choice([-0.0, 0.0, -1.0], m)),
         "uint": _random(60, 300, rng, lambda m: rng.integers(0, 4, m).astype(np.uint16)),
         "float32": _random(70, 300, rng, lambda m: rng.random(m).astype(np.float32)),
-        "int64_extremes": _random(30, 90, rng, lambda m: rng.choice(
-            [np.iinfo(np.int64).min, -1, 0, np.iinfo(np.int64).max], m)),
+        "int64_extremes": _random(
+            30,
+            90,
+            rng,
+            lambda m: rng.choice([np.iinfo(np.int64).min, -1, 0, np.iinfo(np.int64).max], m),
+        ),
     }
 
 
@@ -116,8 +132,7 @@ def test_total_weight_matches_scipy(name: str) -> None:
     shift = 1.0 - w.min() if w.size and w.min() <= 0 else 0.0
     order = np.argsort(s, kind="stable")
     indptr = np.concatenate([[0], np.cumsum(np.bincount(s, minlength=n))])
-    tree = minimum_spanning_tree(sp.csr_array(((w + shift)[order], d[order], indptr),
-                                              shape=(n, n)))
+    tree = minimum_spanning_tree(sp.csr_array(((w + shift)[order], d[order], indptr), shape=(n, n)))
     got = minimum_spanning_forest(Graph.from_edges(s, d, n, weights=w))
     assert got.num_edges == tree.nnz
     assert got.total_weight == pytest.approx(tree.sum() - shift * tree.nnz)
@@ -140,8 +155,9 @@ def test_every_algorithm_same_edges_on_random_graphs() -> None:
         n, m = int(rng.integers(2, 60)), int(rng.integers(0, 200))
         w = rng.integers(0, 4, m) if trial % 2 else rng.random(m).round(1)
         g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n, weights=w)
-        ids = [minimum_spanning_forest(g, algorithm=a, device="cpu").edge_ids
-               for a in CPU_ALGORITHMS]
+        ids = [
+            minimum_spanning_forest(g, algorithm=a, device="cpu").edge_ids for a in CPU_ALGORITHMS
+        ]
         expect = kruskal_reference(*g.coo(), w, n)
         for got in ids:
             assert np.array_equal(got, expect)
@@ -247,8 +263,9 @@ def test_real_graphs_every_cpu_algorithm(real_graph) -> None:
         f = minimum_spanning_forest(g, algorithm=algorithm, device="cpu")
         assert np.array_equal(f.edge_ids, expect), algorithm
     f = minimum_spanning_forest(g, device="cpu", maximum=True)
-    assert np.array_equal(f.edge_ids, kruskal_reference(*g.coo(), g.weights, g.num_nodes,
-                                                          maximum=True))
+    assert np.array_equal(
+        f.edge_ids, kruskal_reference(*g.coo(), g.weights, g.num_nodes, maximum=True)
+    )
 
 
 # --------------------------------------------------------------------------- GPU engine
@@ -259,12 +276,17 @@ def test_kernels_compile_with_nvcc(tmp_path: Path) -> None:
     from concomp._gpu._compile import NVRTC_OPTIONS, source_text
     from concomp._gpu.msf_rank import INSTANTIATIONS
 
-    refs = "\n".join(f"void* concomp_kernel_{i} = (void*)&{name};"
-                     for i, name in enumerate(INSTANTIATIONS))
+    refs = "\n".join(
+        f"void* concomp_kernel_{i} = (void*)&{name};" for i, name in enumerate(INSTANTIATIONS)
+    )
     (tmp_path / "msf_all.cu").write_text(source_text("msf.cu") + "\n" + refs + "\n")
-    out = subprocess.run([nvcc, "-arch=sm_90", *NVRTC_OPTIONS, "-c", "msf_all.cu", "-o",
-                          "msf_all.o"], cwd=tmp_path, capture_output=True, text=True,
-                         check=False)
+    out = subprocess.run(
+        [nvcc, "-arch=sm_90", *NVRTC_OPTIONS, "-c", "msf_all.cu", "-o", "msf_all.o"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
 
 
@@ -279,8 +301,9 @@ def test_gpu_matches_oracle(name: str, algorithm: str) -> None:
     f = minimum_spanning_forest(g, algorithm=algorithm)
     assert isinstance(f.edge_ids, cp.ndarray) and isinstance(f.src, cp.ndarray)
     assert_minimum_spanning_forest(g, f)
-    host = minimum_spanning_forest(Graph.from_edges(s, d, n, weights=w), algorithm=algorithm,
-                                   device="gpu")
+    host = minimum_spanning_forest(
+        Graph.from_edges(s, d, n, weights=w), algorithm=algorithm, device="gpu"
+    )
     assert isinstance(host.edge_ids, np.ndarray)
     assert np.array_equal(host.edge_ids, cp.asnumpy(f.edge_ids))
 
@@ -297,16 +320,20 @@ def test_gpu_driver_index_types(index_dtype, algorithm: str) -> None:
     options = Options(index_dtype=np.dtype(index_dtype).name)
     rng = np.random.default_rng(11)
     for maximum in (False, True):
-        for n, m, weights in [(3000, 12000, rng.integers(0, 5, 12000)),
-                              (3000, 12000, rng.integers(0, 2**45, 12000)),  # banded sort
-                              (3000, 12000, rng.integers(0, 2**62, 12000)),  # three sorts
-                              (50, 400, rng.integers(0, 3, 400)),  # many loops, parallel edges
-                              (5000, 9000, rng.normal(size=9000)), (40, 5, rng.random(5))]:
+        for n, m, weights in [
+            (3000, 12000, rng.integers(0, 5, 12000)),
+            (3000, 12000, rng.integers(0, 2**45, 12000)),  # banded sort
+            (3000, 12000, rng.integers(0, 2**62, 12000)),  # three sorts
+            (50, 400, rng.integers(0, 3, 400)),  # many loops, parallel edges
+            (5000, 9000, rng.normal(size=9000)),
+            (40, 5, rng.random(5)),
+        ]:
             s, d = rng.integers(0, n, m), rng.integers(0, n, m)
             g = Graph.from_edges(cp.asarray(s), cp.asarray(d), n, weights=cp.asarray(weights))
             got = minimum_spanning_forest_ids(g, algorithm, maximum, options)
-            assert np.array_equal(cp.asnumpy(got),
-                                  kruskal_reference(s, d, weights, n, maximum=maximum))
+            assert np.array_equal(
+                cp.asnumpy(got), kruskal_reference(s, d, weights, n, maximum=maximum)
+            )
 
 
 @pytest.mark.gpu
@@ -325,8 +352,13 @@ def test_gpu_prim_lists_and_kruskal_refusal() -> None:
     from concomp._gpu.msf_rank import rank_edges, weight_keys
 
     s, d, w, n = ZOO["grid"]
-    eu, ev, _ = rank_edges(cp.asarray(s), cp.asarray(d), weight_keys(cp.asarray(w), s.size, False),
-                           n, np.dtype(np.int32))
+    eu, ev, _ = rank_edges(
+        cp.asarray(s),
+        cp.asarray(d),
+        weight_keys(cp.asarray(w), s.size, False),
+        n,
+        np.dtype(np.int32),
+    )
     lists = prim(eu, ev, n, graph_steps=8)
     R1, R2, rank = (cp.asnumpy(a) for a in lists)
     assert sorted(R2.tolist()) == list(range(n)) and R1[0] == -1
@@ -348,20 +380,30 @@ def test_gpu_boruvka_key_and_ranking_paths(key_path: bool) -> None:
 
     rng = np.random.default_rng(5)
     n, m = 4000, 20000
-    cases = [rng.integers(0, 3, m),  # heavy ties: the order after the weight decides
-             rng.integers(-2**31, 2**31 - 2, m),  # the widest range that still packs
-             rng.random(m).astype(np.float32),
-             np.where(rng.random(m) < 0.2, -np.inf, rng.integers(0, 9, m).astype(np.float64)),
-             rng.normal(size=m)]  # float64: always the ranking path
+    cases = [
+        rng.integers(0, 3, m),  # heavy ties: the order after the weight decides
+        rng.integers(-(2**31), 2**31 - 2, m),  # the widest range that still packs
+        rng.random(m).astype(np.float32),
+        np.where(rng.random(m) < 0.2, -np.inf, rng.integers(0, 9, m).astype(np.float64)),
+        rng.normal(size=m),
+    ]  # float64: always the ranking path
     for weights in cases:
         s, d = rng.integers(0, n, m), rng.integers(0, n, m)
         s[:50] = d[:50]  # self loops never enter the forest
         for maximum in (False, True):
             for dt in (np.int32, np.int64):
-                got = msf_edge_ids(cp.asarray(s), cp.asarray(d), cp.asarray(weights), n,
-                                   maximum=maximum, index_dtype=dt, packed_keys=key_path)
-                assert np.array_equal(cp.asnumpy(got),
-                                      kruskal_reference(s, d, weights, n, maximum=maximum))
+                got = msf_edge_ids(
+                    cp.asarray(s),
+                    cp.asarray(d),
+                    cp.asarray(weights),
+                    n,
+                    maximum=maximum,
+                    index_dtype=dt,
+                    packed_keys=key_path,
+                )
+                assert np.array_equal(
+                    cp.asnumpy(got), kruskal_reference(s, d, weights, n, maximum=maximum)
+                )
 
 
 @pytest.mark.gpu
@@ -384,11 +426,21 @@ def test_gpu_key_boruvka_light_split_and_rounds() -> None:
         for ranked in (False, True):
             trace: list = []
             if ranked:
-                ids = msf_keys.boruvka(eu, ev, n, s.size, np.dtype(np.int32), eid=eid,
-                                       light=light, trace=trace)
+                ids = msf_keys.boruvka(
+                    eu, ev, n, s.size, np.dtype(np.int32), eid=eid, light=light, trace=trace
+                )
             else:
-                ids = msf_keys.boruvka(ds, dd, n, s.size, np.dtype(np.int32), code=code,
-                                       kmin=kmin, light=light, trace=trace)
+                ids = msf_keys.boruvka(
+                    ds,
+                    dd,
+                    n,
+                    s.size,
+                    np.dtype(np.int32),
+                    code=code,
+                    kmin=kmin,
+                    light=light,
+                    trace=trace,
+                )
             assert np.array_equal(cp.asnumpy(ids), expect), (light, ranked)
             assert trace and trace[-1][1] >= 2  # at least one round beyond the first
     wide = engine.weight_keys(cp.asarray(rng.integers(0, 2**40, s.size)), s.size, False)
@@ -415,7 +467,14 @@ def test_gpu_key_boruvka_equal_keys(index_dtype) -> None:
     d = np.concatenate([far, hubs, rng.integers(0, n, 4000), far[:200]])  # reversed, parallel
     for weights in (rng.integers(0, 2, s.size), np.zeros(s.size, np.int64)):
         for maximum in (False, True):
-            got = msf_edge_ids(cp.asarray(s), cp.asarray(d), cp.asarray(weights), n,
-                               maximum=maximum, index_dtype=index_dtype)
-            assert np.array_equal(cp.asnumpy(got),
-                                  kruskal_reference(s, d, weights, n, maximum=maximum))
+            got = msf_edge_ids(
+                cp.asarray(s),
+                cp.asarray(d),
+                cp.asarray(weights),
+                n,
+                maximum=maximum,
+                index_dtype=index_dtype,
+            )
+            assert np.array_equal(
+                cp.asnumpy(got), kruskal_reference(s, d, weights, n, maximum=maximum)
+            )

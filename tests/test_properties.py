@@ -31,8 +31,9 @@ def edge_lists(draw, max_nodes: int = 40, max_edges: int = 120):
     n = draw(st.integers(0, max_nodes))
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
-    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
-                          max_size=max_edges))
+    pairs = draw(
+        st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=max_edges)
+    )
     arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     return arr[:, 0].copy(), arr[:, 1].copy(), n
 
@@ -51,16 +52,18 @@ def _same(got, want):
 @given(graph=edge_lists(), dtype=ID_DTYPES, variant=st.sampled_from(all_variants("cpu")))
 def test_every_cpu_variant_matches_scipy(graph, dtype, variant):
     src, dst, n = graph
-    got = concomp.connected_components((src.astype(dtype), dst.astype(dtype)), num_nodes=n,
-                                       device="cpu", algorithm=variant)
+    got = concomp.connected_components(
+        (src.astype(dtype), dst.astype(dtype)), num_nodes=n, device="cpu", algorithm=variant
+    )
     _same(got, reference_components(src, dst, n))
 
 
 @given(graph=edge_lists(max_nodes=300, max_edges=400), dtype=ID_DTYPES)
 def test_auto_matches_scipy_on_larger_graphs(graph, dtype):
     src, dst, n = graph
-    got = concomp.connected_components((src.astype(dtype), dst.astype(dtype)), num_nodes=n,
-                                       device="cpu")
+    got = concomp.connected_components(
+        (src.astype(dtype), dst.astype(dtype)), num_nodes=n, device="cpu"
+    )
     _same(got, reference_components(src, dst, n))
 
 
@@ -74,12 +77,23 @@ def _matrix(src, dst, n, fmt, as_array, data):
     return A.toarray() if fmt == "dense" else A.asformat(fmt)
 
 
-@given(graph=edge_lists(), fmt=FORMATS, as_array=st.booleans(), directed=st.booleans(),
-       connection=st.sampled_from(["weak", "strong"]), data=st.data())
+@given(
+    graph=edge_lists(),
+    fmt=FORMATS,
+    as_array=st.booleans(),
+    directed=st.booleans(),
+    connection=st.sampled_from(["weak", "strong"]),
+    data=st.data(),
+)
 def test_csgraph_matches_scipy(graph, fmt, as_array, directed, connection, data):
     src, dst, n = graph
-    values = data.draw(st.lists(st.sampled_from([0.0, 1.0, 2.5, -1.0, np.inf, np.nan]),
-                                min_size=src.shape[0], max_size=src.shape[0]))
+    values = data.draw(
+        st.lists(
+            st.sampled_from([0.0, 1.0, 2.5, -1.0, np.inf, np.nan]),
+            min_size=src.shape[0],
+            max_size=src.shape[0],
+        )
+    )
     A = _matrix(src, dst, n, fmt, as_array, np.array(values, dtype=np.float64))
     got = csgraph.connected_components(A, directed=directed, connection=connection)
     _same(got, scipy_csgraph.connected_components(A, directed=directed, connection=connection))
@@ -105,11 +119,15 @@ def raw_csr(draw, duplicates: bool):
 @given(csr=raw_csr(duplicates=False), index_dtype=ID_DTYPES)
 def test_strong_numbering_equals_scipy_for_unsorted_rows(csr, index_dtype):
     indptr, indices, n = csr
-    A = sp.csr_array((np.ones(indices.shape[0]), indices.astype(index_dtype),
-                      indptr.astype(index_dtype)), shape=(n, n))
+    A = sp.csr_array(
+        (np.ones(indices.shape[0]), indices.astype(index_dtype), indptr.astype(index_dtype)),
+        shape=(n, n),
+    )
     _same(csgraph.connected_components(A, connection="strong"), _scipy_strong(A))
-    _same(csgraph.connected_components(A, connection="weak"),
-          scipy_csgraph.connected_components(A, connection="weak"))
+    _same(
+        csgraph.connected_components(A, connection="weak"),
+        scipy_csgraph.connected_components(A, connection="weak"),
+    )
 
 
 @given(csr=raw_csr(duplicates=True))
@@ -133,12 +151,11 @@ def test_strong_with_repeated_columns(csr):
 BIG = 2**31
 
 
-@given(ids=st.lists(st.integers(BIG - 1000, BIG + 999), min_size=2, max_size=300),
-       data=st.data())
+@given(ids=st.lists(st.integers(BIG - 1000, BIG + 999), min_size=2, max_size=300), data=st.data())
 def test_ids_near_two_to_the_31(ids, data):
     ids = np.array(ids, dtype=np.int64)
     m = ids.shape[0] // 2
-    src, dst = ids[:m], ids[m:2 * m]
+    src, dst = ids[:m], ids[m : 2 * m]
     g = concomp.as_graph((src, dst))
     top = int(max(src.max(), dst.max()))
     assert g.num_nodes == top + 1
@@ -148,8 +165,9 @@ def test_ids_near_two_to_the_31(ids, data):
     base = BIG - 1000
     n = top + 1 - base
     variant = data.draw(st.sampled_from(all_variants("cpu")))
-    got = concomp.connected_components((src - base, dst - base), num_nodes=n, device="cpu",
-                                       algorithm=variant)
+    got = concomp.connected_components(
+        (src - base, dst - base), num_nodes=n, device="cpu", algorithm=variant
+    )
     _same(got, reference_components(src - base, dst - base, n))
 
 
@@ -171,6 +189,7 @@ def test_engine_with_ids_at_the_top_of_a_few_million_vertices():
     dst = rng.integers(n - 2000, n, 1500)
     want = reference_components(src, dst, n)
     for algorithm in ("auto", "rem", "afforest"):
-        got = concomp.connected_components((src, dst), num_nodes=n, device="cpu",
-                                           algorithm=algorithm)
+        got = concomp.connected_components(
+            (src, dst), num_nodes=n, device="cpu", algorithm=algorithm
+        )
         _same(got, want)

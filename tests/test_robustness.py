@@ -25,15 +25,24 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def run_isolated(code: str, timeout: float = 120) -> str:
     """Run ``code`` in a fresh interpreter; return its stdout, failing on a crash or hang."""
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep
-               + os.environ.get("PYTHONPATH", ""))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    )
     try:
-        proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                              text=True, timeout=timeout, env=env)
+        proc = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"the child process hung for {timeout} s")
-    assert proc.returncode == 0, (f"child exited with {proc.returncode}\nstdout:\n{proc.stdout}"
-                                  f"\nstderr:\n{proc.stderr[-3000:]}")
+    assert proc.returncode == 0, (
+        f"child exited with {proc.returncode}\nstdout:\n{proc.stdout}"
+        f"\nstderr:\n{proc.stderr[-3000:]}"
+    )
     return proc.stdout
 
 
@@ -70,7 +79,9 @@ def test_ids_and_counts_near_int64_max_raise_instead_of_crashing(tmp_path) -> No
     mtx.write_text(f"%%MatrixMarket matrix coordinate pattern general\n{BIG} {BIG} 1\n1 2\n")
     plain = tmp_path / "p.txt"
     plain.write_text("0 1\n")
-    out = run_isolated(EXPECT_HELPER + textwrap.dedent(f"""
+    out = run_isolated(
+        EXPECT_HELPER
+        + textwrap.dedent(f"""
     E = (np.array([0]), np.array([{BIG - 1}]))
     W = (np.array([0]), np.array([{BIG - 1}]), np.array([1.0]))
     ID = r"`dst`: vertex id {BIG - 1} at position 0"
@@ -96,35 +107,55 @@ def test_ids_and_counts_near_int64_max_raise_instead_of_crashing(tmp_path) -> No
            concomp.InvalidGraphError, r"chunk 0: .*`dst`: vertex id {BIG - 1}")
     expect("incremental", lambda: concomp.IncrementalConnectivity({BIG}, device="cpu"),
            concomp.InvalidGraphError, r"`num_nodes`: {BIG}")
-    """))
+    """)
+    )
     check_lines(out, 14)
 
 
 # ----------------------------------------------------------------------------- item 10
 BAD_SIZES = {
-    "num_nodes_2_40": (lambda: concomp.connected_components((np.array([0]), np.array([1])),
-                                                            num_nodes=2**40, device="cpu"),
-                       r"`num_nodes`: 1099511627776 vertices need .* GiB.*Fix"),
-    "num_nodes_2_64_plus_1": (lambda: concomp.as_graph((np.array([0]), np.array([1])),
-                                                       num_nodes=2**64 + 1),
-                              r"`num_nodes`: 18446744073709551617 .*2\*\*62.*Fix"),
-    "incremental_2_40": (lambda: concomp.IncrementalConnectivity(2**40, device="cpu"),
-                         r"`num_nodes`: 1099511627776 vertices need .*Fix"),
-    "float_id_1e19": (lambda: concomp.as_graph((np.array([0.0]), np.array([1e19]))),
-                      r"`dst`: vertex id 1e\+19 at position 0 is too large"),
-    "uint64_max": (lambda: concomp.as_graph((np.array([0, 5], np.uint64),
-                                             np.array([1, 2**64 - 1], np.uint64))),
-                   r"`dst`: vertex id 18446744073709551615 at position 1 is too large"),
-    "output_device": (lambda: concomp.connected_components((np.array([0]), np.array([1])),
-                                                           device="cpu", output_device="tpu"),
-                      r"`output_device`: 'tpu' is not valid"),
-    "indptr_float": (lambda: concomp.Graph.from_csr(np.array([0.0, 1.5, 2.0]), np.array([1, 0])),
-                     r"`indptr`: .*dtype float64"),
-    "indptr_nan": (lambda: concomp.Graph.from_csr(np.array([0.0, np.nan, 2.0]), np.array([1, 0])),
-                   r"`indptr`: .*dtype float64"),
-    "indptr_object": (lambda: concomp.Graph.from_csr(np.array([0, 1, 2], dtype=object),
-                                                     np.array([1, 0])),
-                      r"`indptr`: .*dtype object"),
+    "num_nodes_2_40": (
+        lambda: concomp.connected_components(
+            (np.array([0]), np.array([1])), num_nodes=2**40, device="cpu"
+        ),
+        r"`num_nodes`: 1099511627776 vertices need .* GiB.*Fix",
+    ),
+    "num_nodes_2_64_plus_1": (
+        lambda: concomp.as_graph((np.array([0]), np.array([1])), num_nodes=2**64 + 1),
+        r"`num_nodes`: 18446744073709551617 .*2\*\*62.*Fix",
+    ),
+    "incremental_2_40": (
+        lambda: concomp.IncrementalConnectivity(2**40, device="cpu"),
+        r"`num_nodes`: 1099511627776 vertices need .*Fix",
+    ),
+    "float_id_1e19": (
+        lambda: concomp.as_graph((np.array([0.0]), np.array([1e19]))),
+        r"`dst`: vertex id 1e\+19 at position 0 is too large",
+    ),
+    "uint64_max": (
+        lambda: concomp.as_graph(
+            (np.array([0, 5], np.uint64), np.array([1, 2**64 - 1], np.uint64))
+        ),
+        r"`dst`: vertex id 18446744073709551615 at position 1 is too large",
+    ),
+    "output_device": (
+        lambda: concomp.connected_components(
+            (np.array([0]), np.array([1])), device="cpu", output_device="tpu"
+        ),
+        r"`output_device`: 'tpu' is not valid",
+    ),
+    "indptr_float": (
+        lambda: concomp.Graph.from_csr(np.array([0.0, 1.5, 2.0]), np.array([1, 0])),
+        r"`indptr`: .*dtype float64",
+    ),
+    "indptr_nan": (
+        lambda: concomp.Graph.from_csr(np.array([0.0, np.nan, 2.0]), np.array([1, 0])),
+        r"`indptr`: .*dtype float64",
+    ),
+    "indptr_object": (
+        lambda: concomp.Graph.from_csr(np.array([0, 1, 2], dtype=object), np.array([1, 0])),
+        r"`indptr`: .*dtype object",
+    ),
 }
 
 
@@ -145,12 +176,14 @@ def test_read_graph_rejects_bytes_and_directory_paths(tmp_path) -> None:
 
 # ----------------------------------------------------------------------------- item 8
 def test_msf_total_weight_is_exact_beyond_int64() -> None:
-    f = concomp.minimum_spanning_forest((np.arange(4), np.arange(1, 5),
-                                         np.full(4, 2**62, np.int64)), device="cpu")
+    f = concomp.minimum_spanning_forest(
+        (np.arange(4), np.arange(1, 5), np.full(4, 2**62, np.int64)), device="cpu"
+    )
     assert f.total_weight == 2**64
-    g = concomp.minimum_spanning_forest((np.arange(3), np.arange(1, 4),
-                                         np.array([-2**63, -2**63, 5], np.int64)), device="cpu")
-    assert g.total_weight == -2**64 + 5
+    g = concomp.minimum_spanning_forest(
+        (np.arange(3), np.arange(1, 4), np.array([-(2**63), -(2**63), 5], np.int64)), device="cpu"
+    )
+    assert g.total_weight == -(2**64) + 5
 
 
 # ----------------------------------------------------------------------------- item 9
@@ -214,8 +247,7 @@ def _tampers(fields: dict) -> dict:
         "parents_float": ({"parents": p.astype(np.float64)}, r"`parents`.*float64"),
         "parents_2d": ({"parents": p.reshape(1, -1)}, r"`parents`.*shape"),
         "parents_short": ({"parents": p[:-1]}, r"`parents`.*length"),
-        "links_counter": ({"meta_links": np.asarray(int(fields["meta_links"]) + 5)},
-                          r"`links`"),
+        "links_counter": ({"meta_links": np.asarray(int(fields["meta_links"]) + 5)}, r"`links`"),
         "num_nodes_counter": ({"meta_num_nodes": np.asarray(50)}, r"`num_nodes`|length"),
         "num_batches_counter": ({"meta_num_batches": np.asarray(-3)}, r"`num_batches`"),
         "hook_out_of_range": ({"hook_src": hs}, r"`hook_src`"),
@@ -227,8 +259,16 @@ def _tampers(fields: dict) -> dict:
     }
 
 
-TAMPER_NAMES = sorted(_tampers({"parents": np.arange(8), "hook_src": np.arange(8),
-                                "hook_batch": np.arange(8), "meta_links": np.asarray(0)}))
+TAMPER_NAMES = sorted(
+    _tampers(
+        {
+            "parents": np.arange(8),
+            "hook_src": np.arange(8),
+            "hook_batch": np.arange(8),
+            "meta_links": np.asarray(0),
+        }
+    )
+)
 
 
 @pytest.mark.parametrize("case", TAMPER_NAMES)
@@ -237,19 +277,27 @@ def test_load_rejects_tampered_state(case: str, tmp_path) -> None:
     changes, pattern = _tampers(fields)[case]
     path = _tampered(tmp_path, fields, **changes)
     # in a child: such files once crashed (SIGSEGV) or hung the interpreter
-    out = run_isolated(EXPECT_HELPER + textwrap.dedent(f"""
+    out = run_isolated(
+        EXPECT_HELPER
+        + textwrap.dedent(f"""
     from concomp.incremental import IncrementalConnectivity as IC
     expect({case!r}, lambda: IC.load({path!r}, device="cpu").labels(), concomp.InvalidStateError,
            {pattern!r})
-    """), timeout=60)
+    """),
+        timeout=60,
+    )
     check_lines(out, 1)
 
 
 def test_load_rejects_files_that_are_not_states(tmp_path) -> None:
     path, _ = _saved_state(tmp_path)
     raw = open(path, "rb").read()
-    cases = {"truncated.npz": raw[: len(raw) // 2], "empty.npz": b"", "noise.npz": b"\x00PK" * 99,
-             "header_only.npz": raw[:30]}
+    cases = {
+        "truncated.npz": raw[: len(raw) // 2],
+        "empty.npz": b"",
+        "noise.npz": b"\x00PK" * 99,
+        "header_only.npz": raw[:30],
+    }
     for name, data in cases.items():
         (tmp_path / name).write_bytes(data)
     np.save(tmp_path / "array.npy", np.arange(5))
@@ -298,17 +346,23 @@ def test_failed_save_keeps_the_previous_state(tmp_path, monkeypatch) -> None:
 BOM = b"\xef\xbb\xbf"
 
 
-@pytest.mark.parametrize("name, text, edges", [
-    ("g.csv", b"0,1\n1,2\n", [[0, 1], [1, 2]]),
-    ("h.csv", b"source,target\n0,1\n1,2\n", [[0, 1], [1, 2]]),
-    ("g.txt", b"# Nodes: 4\n0 1\n1 2\n", [[0, 1], [1, 2]]),
-    ("p.txt", b"0 1\n1 2\n", [[0, 1], [1, 2]]),
-    ("g.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n",
-     [[0, 1], [1, 2]]),
-    ("g.gr", b"p sp 3 2\na 1 2 1\na 2 3 1\n", [[0, 1], [1, 2]]),
-    ("t.gr", b"p tw 3 2\n1 2\n2 3\n", [[0, 1], [1, 2]]),
-    ("g.graph", b"3 2\n2\n1 3\n2\n", [[0, 1, 1, 2], [1, 0, 2, 1]]),
-])
+@pytest.mark.parametrize(
+    "name, text, edges",
+    [
+        ("g.csv", b"0,1\n1,2\n", [[0, 1], [1, 2]]),
+        ("h.csv", b"source,target\n0,1\n1,2\n", [[0, 1], [1, 2]]),
+        ("g.txt", b"# Nodes: 4\n0 1\n1 2\n", [[0, 1], [1, 2]]),
+        ("p.txt", b"0 1\n1 2\n", [[0, 1], [1, 2]]),
+        (
+            "g.mtx",
+            b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n",
+            [[0, 1], [1, 2]],
+        ),
+        ("g.gr", b"p sp 3 2\na 1 2 1\na 2 3 1\n", [[0, 1], [1, 2]]),
+        ("t.gr", b"p tw 3 2\n1 2\n2 3\n", [[0, 1], [1, 2]]),
+        ("g.graph", b"3 2\n2\n1 3\n2\n", [[0, 1, 1, 2], [1, 0, 2, 1]]),
+    ],
+)
 def test_utf8_bom_is_skipped_in_every_text_format(tmp_path, name, text, edges) -> None:
     path = tmp_path / name
     path.write_bytes(BOM + text)
@@ -332,7 +386,8 @@ def test_truncated_and_corrupt_compressed_files(tmp_path, kind) -> None:
     import lzma
 
     packed = {"gzip": gzip.compress, "xz": lzma.compress, "bz2": bz2.compress}[kind](
-        _edge_text(30000))
+        _edge_text(30000)
+    )
     suffix = {"gzip": ".gz", "xz": ".xz", "bz2": ".bz2"}[kind]
     cut = tmp_path / ("cut.txt" + suffix)
     cut.write_bytes(packed[: len(packed) * 2 // 3])
@@ -349,8 +404,10 @@ def test_truncated_and_corrupt_compressed_files(tmp_path, kind) -> None:
 
 def test_matrix_market_size_beyond_int64(tmp_path) -> None:
     path = tmp_path / "big.mtx"
-    path.write_text("%%MatrixMarket matrix coordinate pattern general\n"
-                    "12345678901234567890123 12345678901234567890123 1\n1 2\n")
+    path.write_text(
+        "%%MatrixMarket matrix coordinate pattern general\n"
+        "12345678901234567890123 12345678901234567890123 1\n1 2\n"
+    )
     with pytest.raises(GraphFormatError, match=r"big\.mtx, line 2: .*12345678901234567890123"):
         concomp.read_graph(path)
 
@@ -396,8 +453,8 @@ def test_text_files_parse_in_blocks(tmp_path, monkeypatch) -> None:
     np.testing.assert_array_equal(blocks.weights, w)
     # errors in a later block still name the file's own line number
     bad = body.replace(b"\n", b"\n1 x 2\n", 4001)
-    bad = bad[:bad.rindex(b"\n1 x 2\n")] + b"\n1 x 2\n" + bad[bad.rindex(b"\n1 x 2\n") + 7:]
-    lineno = bad[:bad.index(b"\n1 x 2\n") + 1].count(b"\n") + 1
+    bad = bad[: bad.rindex(b"\n1 x 2\n")] + b"\n1 x 2\n" + bad[bad.rindex(b"\n1 x 2\n") + 7 :]
+    lineno = bad[: bad.index(b"\n1 x 2\n") + 1].count(b"\n") + 1
     (tmp_path / "bad.txt").write_bytes(bad)
     with pytest.raises(GraphFormatError, match=rf"bad\.txt, line {lineno}: "):
         concomp.read_graph(tmp_path / "bad.txt")
@@ -442,7 +499,9 @@ print("LAYER", numba.threading_layer())
 
 @pytest.mark.parametrize("layer", [None, "workqueue"])
 def test_concurrent_calls_from_eight_threads(layer) -> None:
-    env_code = "" if layer is None else f"import os; os.environ['NUMBA_THREADING_LAYER'] = {layer!r}\n"
+    env_code = (
+        "" if layer is None else f"import os; os.environ['NUMBA_THREADING_LAYER'] = {layer!r}\n"
+    )
     out = run_isolated(env_code + CONCURRENT, timeout=300)
     used = out.split("LAYER")[-1].strip()
     if layer is not None:
@@ -470,8 +529,10 @@ def _one_way_csr(seed: int):
     return sp.csr_array((np.ones(src.shape[0]), (src, dst)), shape=(n, n))
 
 
-@pytest.mark.parametrize("algorithm", ["auto", "afforest", "kout-async-halve-csr",
-                                       "koutl-async-halve-csr", "none-async-halve-csr"])
+@pytest.mark.parametrize(
+    "algorithm",
+    ["auto", "afforest", "kout-async-halve-csr", "koutl-async-halve-csr", "none-async-halve-csr"],
+)
 def test_weak_components_of_a_one_way_csr_without_symmetrising(algorithm) -> None:
     from scipy.sparse.csgraph import connected_components as scipy_cc
 

@@ -69,8 +69,10 @@ def union_toy(find):
     return unite
 '''
 
-TOY_ROW = ('        UnionRule("toy", ("halve",), "UniteToy<{find}>", "union_toy",\n'
-           '                  drivers={"cpu": _ALL, "gpu": _ALL}),\n')
+TOY_ROW = (
+    '        UnionRule("toy", ("halve",), "UniteToy<{find}>", "union_toy",\n'
+    '                  drivers={"cpu": _ALL, "gpu": _ALL}),\n'
+)
 
 
 def _insert_once(text: str, anchor: str, insert: str, *, before: bool = False) -> str:
@@ -102,16 +104,18 @@ def _add_toy_rule(pkg: Path) -> None:
 @pytest.fixture(scope="module")
 def toy_tree(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("toy_rule")
-    shutil.copytree(SRC, root / "concomp",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    shutil.copytree(
+        SRC, root / "concomp", ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc")
+    )
     _add_toy_rule(root / "concomp")
     return root
 
 
 def _run(tree: Path, code: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(tree), NUMBA_CACHE_DIR=str(tree / "numba_cache"))
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 _CPU_CHECK = """
@@ -141,8 +145,9 @@ def test_toy_rule_runs_on_the_cpu_engine(toy_tree):
 
 
 def _nvcc_compile(tree: Path, source: str, tmp_path: Path) -> None:
-    res = _run(tree, "from concomp._gpu._compile import NVRTC_OPTIONS; "
-                     "print(' '.join(NVRTC_OPTIONS))")
+    res = _run(
+        tree, "from concomp._gpu._compile import NVRTC_OPTIONS; print(' '.join(NVRTC_OPTIONS))"
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     cu = tmp_path / "toy.cu"
     cu.write_text(source)
@@ -153,8 +158,9 @@ def _nvcc_compile(tree: Path, source: str, tmp_path: Path) -> None:
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found on PATH")
 def test_toy_struct_compiles_for_sm90(toy_tree, tmp_path):
-    res = _run(toy_tree, "from concomp._gpu._compile import source_text; "
-                         "print(source_text('uf.cuh'))")
+    res = _run(
+        toy_tree, "from concomp._gpu._compile import source_text; print(source_text('uf.cuh'))"
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     kernel = """
 template <class U, typename I>
@@ -185,15 +191,19 @@ def test_toy_rule_in_the_gpu_instantiations(toy_tree, tmp_path):
     res = _run(toy_tree, _GPU_NAMES)
     assert res.returncode == 0, res.stderr[-4000:]
     if "NOT-REGISTRY-DRIVEN" in res.stdout:
-        pytest.skip("concomp._gpu.kernels builds its C++ union policies from its own table "
-                    "(unite_cpp), not from concomp._rules.UnionRule.cpp_policy, so a registry "
-                    "row does not reach the GPU instantiations yet")
+        pytest.skip(
+            "concomp._gpu.kernels builds its C++ union policies from its own table "
+            "(unite_cpp), not from concomp._rules.UnionRule.cpp_policy, so a registry "
+            "row does not reach the GPU instantiations yet"
+        )
     names = res.stdout.split("\n")
     names = [n for n in names if n.strip()]
     assert names, "no cc.cu instantiation of UniteToy<FindHalve>"
-    src = _run(toy_tree, "from concomp._gpu._compile import source_text; "
-                         "print(source_text('cc.cu'))")
+    src = _run(
+        toy_tree, "from concomp._gpu._compile import source_text; print(source_text('cc.cu'))"
+    )
     assert src.returncode == 0, src.stderr[-2000:]
     body = ",\n".join(f"  (void*)&{n}" for n in names)
-    _nvcc_compile(toy_tree, src.stdout + f"\nvoid* toy_instantiations[] = {{\n{body}\n}};\n",
-                  tmp_path)
+    _nvcc_compile(
+        toy_tree, src.stdout + f"\nvoid* toy_instantiations[] = {{\n{body}\n}};\n", tmp_path
+    )

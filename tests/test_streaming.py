@@ -60,8 +60,17 @@ def assert_same(result, src, dst, n):
 
 
 # ----------------------------------------------------------------------------- CPU engine
-@pytest.mark.parametrize("algorithm", ["auto", "rem", "union-find", "none-async-naive-coo",
-                                       "none-async-compress-coo", "none-rem_cas-split-coo"])
+@pytest.mark.parametrize(
+    "algorithm",
+    [
+        "auto",
+        "rem",
+        "union-find",
+        "none-async-naive-coo",
+        "none-async-compress-coo",
+        "none-rem_cas-split-coo",
+    ],
+)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_cpu_many_chunks_match_scipy(seed, algorithm):
     src, dst, n = random_graph(seed)
@@ -78,16 +87,18 @@ def _forms():
         "lists": lambda s, d: [(a.tolist(), b.tolist()) for a, b in pieces(s, d, 5)],
         "generator": lambda s, d: (c for c in pieces(s, d, 11)),
         "with_weights": lambda s, d: [(a, b, np.ones(len(a))) for a, b in pieces(s, d, 4)],
-        "mixed_dtypes": lambda s, d: [(a.astype(t), b.astype(t)) for (a, b), t in
-                                      zip(pieces(s, d, 4), (np.int64, np.uint32, np.int32,
-                                                            np.uint16))],
+        "mixed_dtypes": lambda s, d: [
+            (a.astype(t), b.astype(t))
+            for (a, b), t in zip(pieces(s, d, 4), (np.int64, np.uint32, np.int32, np.uint16))
+        ],
         "float_ids": lambda s, d: [(a.astype(float), b.astype(float)) for a, b in pieces(s, d, 3)],
         "stacked_3d": lambda s, d: np.stack([s, d], 1)[: len(s) // 4 * 4].reshape(4, -1, 2),
         "graphs": lambda s, d: [concomp.Graph.from_edges(a, b, 3000) for a, b in pieces(s, d, 3)],
         "single_pair": lambda s, d: (s, d),
         "single_m_by_2": lambda s, d: np.stack([s, d], 1),
-        "empty_chunks_between": lambda s, d: [c for p in pieces(s, d, 3)
-                                              for c in (p, (np.zeros(0, int), np.zeros(0, int)))],
+        "empty_chunks_between": lambda s, d: [
+            c for p in pieces(s, d, 3) for c in (p, (np.zeros(0, int), np.zeros(0, int)))
+        ],
     }
     return out
 
@@ -111,8 +122,12 @@ def test_cpu_frames_and_arrow_tables():
     pa = pytest.importorskip("pyarrow")
     tables = [pa.table({"src": a, "dst": b}) for a, b in pieces(src, dst, 6)]
     assert_same(stream_components(tables, n, device="cpu"), src, dst, n)
-    assert_same(stream_components(tables[0], n, device="cpu"), tables[0]["src"].to_numpy(),
-                tables[0]["dst"].to_numpy(), n)
+    assert_same(
+        stream_components(tables[0], n, device="cpu"),
+        tables[0]["src"].to_numpy(),
+        tables[0]["dst"].to_numpy(),
+        n,
+    )
 
 
 def test_cpu_graph_input_is_cut_into_chunks():
@@ -172,7 +187,8 @@ def test_cpu_parquet_row_groups(tmp_path):
     assert_same(got, np.r_[src, 1], np.r_[dst, 2], n)
     # the vertex count concomp stores in the metadata survives without num_nodes
     meta = pa.table({"src": src, "dst": dst}).replace_schema_metadata(
-        {b"concomp.num_nodes": str(n + 3).encode()})
+        {b"concomp.num_nodes": str(n + 3).encode()}
+    )
     pq.write_table(meta, tmp_path / "meta.parquet", row_group_size=500)
     count, labels = stream_components(tmp_path / "meta.parquet", device="cpu")
     assert labels.shape == (n + 3,) and count == scipy_labels(src, dst, n + 3)[0]
@@ -220,10 +236,11 @@ def test_cpu_switches_to_int64_labels():
 def test_cpu_int64_ids_labels_and_count_only():
     src, dst, n = random_graph(10)
     chunks = [(a.astype(np.int64), b.astype(np.int64)) for a, b in pieces(src, dst, 4)]
-    assert stream_components(chunks, n, device="cpu", return_labels=False) == \
-        scipy_labels(src, dst, n)[0]
-    engine = cpu_streaming.Streamer(n, Variant.parse("union-find"), Options(),
-                                    index_dtype=np.int64)
+    assert (
+        stream_components(chunks, n, device="cpu", return_labels=False)
+        == scipy_labels(src, dst, n)[0]
+    )
+    engine = cpu_streaming.Streamer(n, Variant.parse("union-find"), Options(), index_dtype=np.int64)
     for a, b in chunks:
         engine.add(a, b, lambda lo, hi: None)
     roots = engine.roots()
@@ -234,21 +251,34 @@ def test_cpu_int64_ids_labels_and_count_only():
     np.testing.assert_array_equal(roots, smallest[labels])  # raw roots: each component's min
 
 
-@pytest.mark.parametrize("chunks, where, what", [
-    ([(np.arange(5), np.arange(5))] * 3 + [(np.r_[0, 1, 2, 3, 4, -7], np.arange(6))],
-     "chunk 3", "vertex id -7 at position 5 is negative"),
-    ([(np.arange(3), np.arange(3)), (np.array([1, 50]), np.array([2, 3]))],
-     "chunk 1", "vertex id 50 at position 1 is >= num_nodes=10"),
-    ([(np.array([0.0, np.nan]), np.array([1, 2]))], "chunk 0", "nan at position 1"),
-    ([(np.array([0, 1]), np.array([1.0, 2.5]))], "chunk 0", "2.5 at position 1"),
-    ([(np.array([True]), np.array([False]))], "chunk 0", "must be integers"),
-    ([(np.array(["a"]), np.array([1]))], "chunk 0", "must be integers"),
-    ([(np.arange(3), np.arange(2))], "chunk 0", "differ in length"),
-    ([(np.arange(4), np.arange(4)), np.zeros((3, 5), int)], "chunk 1", "cannot read edges"),
-    ([np.arange(4)], "chunk 0", "cannot read edges"),
-    ([(np.array([2**63 + 1], np.uint64), np.array([0], np.uint64))], "chunk 0", "vertex id 9223372036854775809 at position 0 is too large"),
-    (7, "argument `chunks`", "neither a chunk nor an iterable"),
-])
+@pytest.mark.parametrize(
+    "chunks, where, what",
+    [
+        (
+            [(np.arange(5), np.arange(5))] * 3 + [(np.r_[0, 1, 2, 3, 4, -7], np.arange(6))],
+            "chunk 3",
+            "vertex id -7 at position 5 is negative",
+        ),
+        (
+            [(np.arange(3), np.arange(3)), (np.array([1, 50]), np.array([2, 3]))],
+            "chunk 1",
+            "vertex id 50 at position 1 is >= num_nodes=10",
+        ),
+        ([(np.array([0.0, np.nan]), np.array([1, 2]))], "chunk 0", "nan at position 1"),
+        ([(np.array([0, 1]), np.array([1.0, 2.5]))], "chunk 0", "2.5 at position 1"),
+        ([(np.array([True]), np.array([False]))], "chunk 0", "must be integers"),
+        ([(np.array(["a"]), np.array([1]))], "chunk 0", "must be integers"),
+        ([(np.arange(3), np.arange(2))], "chunk 0", "differ in length"),
+        ([(np.arange(4), np.arange(4)), np.zeros((3, 5), int)], "chunk 1", "cannot read edges"),
+        ([np.arange(4)], "chunk 0", "cannot read edges"),
+        (
+            [(np.array([2**63 + 1], np.uint64), np.array([0], np.uint64))],
+            "chunk 0",
+            "vertex id 9223372036854775809 at position 0 is too large",
+        ),
+        (7, "argument `chunks`", "neither a chunk nor an iterable"),
+    ],
+)
 def test_cpu_validation_names_chunk_and_position(chunks, where, what):
     with pytest.raises(InvalidGraphError) as err:
         stream_components(chunks, 10, device="cpu")
@@ -295,7 +325,7 @@ def test_auto_keeps_small_in_memory_streams_on_the_cpu():
     assert _choose_device(pieces(src, dst, 3), "auto") == "cpu"
 
 
-# ----------------------------------------------------------------------------- host pieces of the GPU path
+# ------------------------------------------------------------------- host pieces of the GPU path
 @pytest.mark.parametrize("in_dtype, out_dtype", [(np.int64, np.int32), (np.uint32, np.int64)])
 def test_stage_edges_copies_narrows_and_finds_the_range(in_dtype, out_dtype):
     rng = np.random.default_rng(12)
@@ -325,7 +355,8 @@ def test_plan_chunk_edges_fits_the_budget():
     assert plan_chunk_edges(budget, n, np.int32, v) == chunk
     assert plan_chunk_edges(budget, n, np.int32, v, chunk_edges=100) == 100
     assert plan_chunk_edges(budget + 32 * chunk, None, np.int32, v) < plan_chunk_edges(
-        budget + 32 * chunk, n, np.int32, v)  # growing labels keep half the budget
+        budget + 32 * chunk, n, np.int32, v
+    )  # growing labels keep half the budget
     assert label_bytes_per_vertex(Variant.parse("none-rem_lock-splice-coo"), np.int64) == 12
     assert label_bytes_per_vertex(Variant.parse("none-jtb-split-coo"), np.int32) == 12
     with pytest.raises(DeviceMemoryError, match=r"needs at least \d+ bytes") as err:
@@ -338,17 +369,26 @@ def test_should_stream_and_variant_mapping():
     src, dst, n = random_graph(13)
     g = concomp.Graph.from_edges(src, dst, n)
     assert should_stream(g, in_core_bytes(g) - 1) and not should_stream(g, in_core_bytes(g))
-    assert str(streaming_variant_of(Variant.parse("kout-rem_cas-split-csr"))) == \
-        "none-rem_cas-split-coo"
+    assert (
+        str(streaming_variant_of(Variant.parse("kout-rem_cas-split-csr")))
+        == "none-rem_cas-split-coo"
+    )
     assert str(streaming_variant_of(None)) == "none-async-halve-coo"
-    assert str(streaming_variant_of(Variant.parse("none-sv-compress-coo"))) == \
-        "none-async-halve-coo"
+    assert (
+        str(streaming_variant_of(Variant.parse("none-sv-compress-coo"))) == "none-async-halve-coo"
+    )
 
 
 # ----------------------------------------------------------------------------- GPU engine
-GPU_VARIANTS = ["none-rem_cas-splice-coo", "none-async-halve-coo", "none-async-split-coo",
-                "none-early-naive-coo", "none-hooks-compress-coo", "none-rem_lock-halve-coo",
-                "none-jtb-split-coo"]
+GPU_VARIANTS = [
+    "none-rem_cas-splice-coo",
+    "none-async-halve-coo",
+    "none-async-split-coo",
+    "none-early-naive-coo",
+    "none-hooks-compress-coo",
+    "none-rem_lock-halve-coo",
+    "none-jtb-split-coo",
+]
 
 
 def _budget_for(n, chunk, variant="none-rem_cas-splice-coo", dtype=np.int32):
@@ -364,9 +404,12 @@ def _gpu_graph(seed=20, n=20_000, m=30_000):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("variant, dtype", [(v, np.int32) for v in GPU_VARIANTS]
-                         + [(GPU_VARIANTS[0], np.int64), (GPU_VARIANTS[1], np.int64)],
-                         ids=lambda x: str(np.dtype(x)) if not isinstance(x, str) else x)
+@pytest.mark.parametrize(
+    "variant, dtype",
+    [(v, np.int32) for v in GPU_VARIANTS]
+    + [(GPU_VARIANTS[0], np.int64), (GPU_VARIANTS[1], np.int64)],
+    ids=lambda x: str(np.dtype(x)) if not isinstance(x, str) else x,
+)
 def test_gpu_out_of_core_streams_many_chunks(variant, dtype):
     import cupy as cp
 
@@ -376,8 +419,9 @@ def test_gpu_out_of_core_streams_many_chunks(variant, dtype):
     g = concomp.Graph.from_edges(src, dst, n)
     budget = _budget_for(n, 2000, variant, dtype)
     info: dict = {}
-    roots = out_of_core_roots(g, Variant.parse(variant), budget,
-                              Options(index_dtype=np.dtype(dtype).name), info=info)
+    roots = out_of_core_roots(
+        g, Variant.parse(variant), budget, Options(index_dtype=np.dtype(dtype).name), info=info
+    )
     assert info["launches"] >= 10 and info["chunk_edges"] == 2000 and roots.dtype == dtype
     count, labels = canonical_on_device(roots)
     in_memory = concomp.connected_components(g, device="gpu")
@@ -391,8 +435,11 @@ def test_gpu_stream_components_packs_and_splits_chunks(monkeypatch):
 
     launches = []
     unite = gpu_streaming.Streamer._unite
-    monkeypatch.setattr(gpu_streaming.Streamer, "_unite",
-                        lambda self, s, d, k: (launches.append(k), unite(self, s, d, k)))
+    monkeypatch.setattr(
+        gpu_streaming.Streamer,
+        "_unite",
+        lambda self, s, d, k: (launches.append(k), unite(self, s, d, k)),
+    )
     src, dst, n = _gpu_graph(21)
     cuts = np.sort(np.random.default_rng(0).choice(len(src), 60, replace=False))
     chunks = list(zip(np.split(src, cuts), np.split(dst, cuts)))  # sizes from 0 to thousands
@@ -420,8 +467,10 @@ def _gpu_stream(chunks, options, grow_to=None):
 def test_gpu_labels_grow_and_widen():
     options = Options(int32_ids=3000, chunk_edges=300)  # int64 labels once ids pass 3000
     rng = np.random.default_rng(22)
-    chunks = [(rng.integers(0, top, 400), rng.integers(0, top, 400)) for top in
-              (100, 1000, 2500, 8000, 8000, 20_000)]
+    chunks = [
+        (rng.integers(0, top, 400), rng.integers(0, top, 400))
+        for top in (100, 1000, 2500, 8000, 8000, 20_000)
+    ]
     src = np.concatenate([c[0] for c in chunks])
     dst = np.concatenate([c[1] for c in chunks])
     n = int(max(src.max(), dst.max())) + 1
@@ -457,7 +506,7 @@ def test_gpu_validation_and_budget_errors():
     chunks = pieces(src, dst, 8)
     chunks[5] = (chunks[5][0].copy(), chunks[5][1])
     chunks[5][0][17] = -2
-    with pytest.raises(InvalidGraphError, match="chunk 5: .*-2 at position 17"):
+    with pytest.raises(InvalidGraphError, match=r"chunk 5: .*-2 at position 17"):
         stream_components(chunks, n, device="gpu", chunk_edges=500)
     with pytest.raises(DeviceMemoryError, match="needs at least"):
         stream_components(pieces(src, dst, 2), n, device="gpu", max_device_bytes=n)

@@ -21,9 +21,19 @@ PACKAGE = SRC / "concomp"
 ENGINES = ("concomp._cpu", "concomp._gpu")
 #: Public modules and subpackages: engines never import them (that would be an
 #: engine calling up into the API).
-PUBLIC = ("concomp.components", "concomp.forest", "concomp.msf", "concomp.streaming",
-          "concomp.incremental", "concomp.csgraph", "concomp.cli", "concomp.io",
-          "concomp.generators", "concomp.benchsuite", "concomp.testing")
+PUBLIC = (
+    "concomp.components",
+    "concomp.forest",
+    "concomp.msf",
+    "concomp.streaming",
+    "concomp.incremental",
+    "concomp.csgraph",
+    "concomp.cli",
+    "concomp.io",
+    "concomp.generators",
+    "concomp.benchsuite",
+    "concomp.testing",
+)
 
 
 def _module_name(path: Path) -> str:
@@ -54,11 +64,15 @@ def _imports(module: str, path: Path, known: set[str]) -> set[str]:
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = (_resolve(module, is_package, node.level, node.module) if node.level
-                    else (node.module or ""))
+            base = (
+                _resolve(module, is_package, node.level, node.module)
+                if node.level
+                else (node.module or "")
+            )
             # ``from pkg import mod`` depends on the module, ``from mod import name`` on mod
-            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
-                       for a in node.names]
+            targets = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            ]
         for t in targets:
             while t and t not in known:
                 t = t.rpartition(".")[0]
@@ -138,8 +152,9 @@ def test_engines_do_not_call_up_into_the_api_or_each_other():
             continue
         other = ENGINES[1 - ENGINES.index(engine)]
         for target in edges:
-            if target.startswith(other) or any(target == p or target.startswith(p + ".")
-                                                for p in PUBLIC):
+            if target.startswith(other) or any(
+                target == p or target.startswith(p + ".") for p in PUBLIC
+            ):
                 bad.append(f"{module} -> {target}")
     assert bad == []
 
@@ -150,9 +165,13 @@ def test_cupy_is_imported_only_by_the_compat_module():
         if module == "concomp._gpu._compat":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
-                     else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
             if any(n.split(".")[0] in ("cupy", "cupyx") for n in names):
                 offenders.append(f"{module}:{node.lineno}")
     assert offenders == []
@@ -168,18 +187,24 @@ def test_public_modules_do_not_import_engine_modules():
         if not (module.startswith(PUBLIC) or module.count(".") == 1):
             continue
         for target in edges:
-            if target.startswith(ENGINES) and target != "concomp._gpu._compat" \
-                    and target not in ENGINES:
+            if (
+                target.startswith(ENGINES)
+                and target != "concomp._gpu._compat"
+                and target not in ENGINES
+            ):
                 bad.append(f"{module} -> {target}")
     assert bad == []
 
 
 @pytest.mark.parametrize("module", sorted(_modules()))
 def test_every_module_imports_alone_in_a_fresh_interpreter(module):
-    if module.startswith("concomp._gpu") and module not in ("concomp._gpu",
-                                                            "concomp._gpu._compat"):
+    if module.startswith("concomp._gpu") and module not in ("concomp._gpu", "concomp._gpu._compat"):
         pytest.importorskip("cupy", reason="the GPU engine modules need CuPy")
-    out = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
-                         text=True, timeout=120,
-                         env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-c", f"import {module}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+    )
     assert out.returncode == 0, out.stderr[-2000:]

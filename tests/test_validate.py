@@ -15,65 +15,118 @@ a = np.array
 
 #: name -> (call, regex that the message must match)
 BAD_INPUTS = {
-    "negative_src": (lambda: as_graph((a([0, 1, -1]), a([1, 2, 0]))),
-                     r"`src`: vertex id -1 at position 2 is negative"),
-    "negative_dst": (lambda: as_graph((a([0, 1]), a([-7, 2]))),
-                     r"`dst`: vertex id -7 at position 0 is negative"),
-    "id_at_num_nodes": (lambda: as_graph((a([0, 1]), a([1, 3])), num_nodes=3),
-                        r"`dst`: vertex id 3 at position 1 is >= num_nodes=3"),
-    "id_above_num_nodes": (lambda: as_graph((a([9, 1]), a([1, 2])), num_nodes=3),
-                           r"`src`: vertex id 9 at position 0 is >= num_nodes=3"),
-    "fractional_id": (lambda: as_graph((a([0.0, 1.5]), a([1, 2]))),
-                      r"`src`: vertex id 1.5 at position 1 is not an integer"),
-    "nan_id": (lambda: as_graph((a([0, 1]), a([1.0, np.nan]))),
-               r"`dst`: vertex id nan at position 1 is not an integer"),
-    "inf_id": (lambda: as_graph((a([np.inf, 1]), a([1, 2]))),
-               r"`src`: vertex id inf at position 0 is not an integer"),
-    "bool_ids": (lambda: as_graph((a([True, False]), a([1, 0]))),
-                 r"`src`: vertex ids must be integers, got dtype bool"),
-    "string_ids": (lambda: as_graph((a(["a", "b"]), a([1, 2]))),
-                   r"`src`: vertex ids must be integers, got dtype <U1"),
-    "complex_ids": (lambda: as_graph((a([0, 1]), a([1j, 2]))),
-                    r"`dst`: vertex ids must be integers, got dtype complex128"),
-    "mismatched_lengths": (lambda: as_graph((a([0, 1, 2]), a([1, 2]))),
-                           r"`src` and `dst` differ in length \(3 vs 2\)"),
-    "non_square_sparse": (lambda: as_graph(sp.csr_array((2, 3))),
-                          r"`graph`: adjacency matrix must be square, got shape \(2, 3\)"),
-    "non_square_sparse_matrix": (lambda: as_graph(sp.coo_matrix((4, 1))),
-                                 r"`graph`: .*square, got shape \(4, 1\)"),
-    "nan_weight": (lambda: as_graph((a([0, 1]), a([1, 2]), a([1.0, np.nan]))),
-                   r"`weights`: weight NaN at position 1"),
-    "nan_weight_kwarg": (lambda: as_graph((a([0, 1, 2]), a([1, 2, 0])),
-                                          weights=a([np.nan, 1.0, np.nan])),
-                         r"`weights`: weight NaN at position 0 \(2 NaN in all\)"),
-    "nan_weight_sparse": (lambda: as_graph(sp.csr_array(a([[0, 1.0], [np.nan, 0]]))),
-                          r"`weights`: weight NaN at position 1"),
-    "weight_length": (lambda: as_graph((a([0, 1]), a([1, 2])), weights=a([1.0, 2, 3])),
-                      r"`weights`: expected 2 weights \(one per edge\), got shape \(3,\)"),
-    "string_weights": (lambda: as_graph((a([0, 1]), a([1, 2])), weights=a(["x", "y"])),
-                       r"`weights`: weights must be numbers, got dtype <U1"),
-    "array_3d": (lambda: as_graph(np.zeros((2, 2, 2), dtype=np.int64)),
-                 r"`graph`: cannot read a graph from ndarray of shape \(2, 2, 2\)"),
-    "array_3_by_m": (lambda: as_graph(np.zeros((3, 5), dtype=np.int64)),
-                     r"`graph`: cannot read a graph from ndarray of shape \(3, 5\)"),
-    "array_1d": (lambda: as_graph(np.zeros(4, dtype=np.int64)),
-                 r"`graph`: cannot read a graph from ndarray of shape \(4,\)"),
-    "ids_2d": (lambda: as_graph((a([[0, 1]]), a([[1, 2]]))),
-               r"`src`: expected a 1-D array of vertex ids, got shape \(1, 2\)"),
-    "num_nodes_negative": (lambda: as_graph((a([0]), a([1])), num_nodes=-1),
-                           r"`num_nodes`: -1 is negative"),
-    "num_nodes_float": (lambda: as_graph((a([0]), a([1])), num_nodes=2.5),
-                        r"`num_nodes`: expected a non-negative int, got 2.5"),
-    "num_nodes_whole_float": (lambda: as_graph((a([0]), a([1])), num_nodes=3.0),
-                              r"`num_nodes`: expected a non-negative int, got 3.0"),
-    "num_nodes_bool": (lambda: as_graph((a([0]), a([1])), num_nodes=True),
-                       r"`num_nodes`: expected a non-negative int, got True"),
+    "negative_src": (
+        lambda: as_graph((a([0, 1, -1]), a([1, 2, 0]))),
+        r"`src`: vertex id -1 at position 2 is negative",
+    ),
+    "negative_dst": (
+        lambda: as_graph((a([0, 1]), a([-7, 2]))),
+        r"`dst`: vertex id -7 at position 0 is negative",
+    ),
+    "id_at_num_nodes": (
+        lambda: as_graph((a([0, 1]), a([1, 3])), num_nodes=3),
+        r"`dst`: vertex id 3 at position 1 is >= num_nodes=3",
+    ),
+    "id_above_num_nodes": (
+        lambda: as_graph((a([9, 1]), a([1, 2])), num_nodes=3),
+        r"`src`: vertex id 9 at position 0 is >= num_nodes=3",
+    ),
+    "fractional_id": (
+        lambda: as_graph((a([0.0, 1.5]), a([1, 2]))),
+        r"`src`: vertex id 1.5 at position 1 is not an integer",
+    ),
+    "nan_id": (
+        lambda: as_graph((a([0, 1]), a([1.0, np.nan]))),
+        r"`dst`: vertex id nan at position 1 is not an integer",
+    ),
+    "inf_id": (
+        lambda: as_graph((a([np.inf, 1]), a([1, 2]))),
+        r"`src`: vertex id inf at position 0 is not an integer",
+    ),
+    "bool_ids": (
+        lambda: as_graph((a([True, False]), a([1, 0]))),
+        r"`src`: vertex ids must be integers, got dtype bool",
+    ),
+    "string_ids": (
+        lambda: as_graph((a(["a", "b"]), a([1, 2]))),
+        r"`src`: vertex ids must be integers, got dtype <U1",
+    ),
+    "complex_ids": (
+        lambda: as_graph((a([0, 1]), a([1j, 2]))),
+        r"`dst`: vertex ids must be integers, got dtype complex128",
+    ),
+    "mismatched_lengths": (
+        lambda: as_graph((a([0, 1, 2]), a([1, 2]))),
+        r"`src` and `dst` differ in length \(3 vs 2\)",
+    ),
+    "non_square_sparse": (
+        lambda: as_graph(sp.csr_array((2, 3))),
+        r"`graph`: adjacency matrix must be square, got shape \(2, 3\)",
+    ),
+    "non_square_sparse_matrix": (
+        lambda: as_graph(sp.coo_matrix((4, 1))),
+        r"`graph`: .*square, got shape \(4, 1\)",
+    ),
+    "nan_weight": (
+        lambda: as_graph((a([0, 1]), a([1, 2]), a([1.0, np.nan]))),
+        r"`weights`: weight NaN at position 1",
+    ),
+    "nan_weight_kwarg": (
+        lambda: as_graph((a([0, 1, 2]), a([1, 2, 0])), weights=a([np.nan, 1.0, np.nan])),
+        r"`weights`: weight NaN at position 0 \(2 NaN in all\)",
+    ),
+    "nan_weight_sparse": (
+        lambda: as_graph(sp.csr_array(a([[0, 1.0], [np.nan, 0]]))),
+        r"`weights`: weight NaN at position 1",
+    ),
+    "weight_length": (
+        lambda: as_graph((a([0, 1]), a([1, 2])), weights=a([1.0, 2, 3])),
+        r"`weights`: expected 2 weights \(one per edge\), got shape \(3,\)",
+    ),
+    "string_weights": (
+        lambda: as_graph((a([0, 1]), a([1, 2])), weights=a(["x", "y"])),
+        r"`weights`: weights must be numbers, got dtype <U1",
+    ),
+    "array_3d": (
+        lambda: as_graph(np.zeros((2, 2, 2), dtype=np.int64)),
+        r"`graph`: cannot read a graph from ndarray of shape \(2, 2, 2\)",
+    ),
+    "array_3_by_m": (
+        lambda: as_graph(np.zeros((3, 5), dtype=np.int64)),
+        r"`graph`: cannot read a graph from ndarray of shape \(3, 5\)",
+    ),
+    "array_1d": (
+        lambda: as_graph(np.zeros(4, dtype=np.int64)),
+        r"`graph`: cannot read a graph from ndarray of shape \(4,\)",
+    ),
+    "ids_2d": (
+        lambda: as_graph((a([[0, 1]]), a([[1, 2]]))),
+        r"`src`: expected a 1-D array of vertex ids, got shape \(1, 2\)",
+    ),
+    "num_nodes_negative": (
+        lambda: as_graph((a([0]), a([1])), num_nodes=-1),
+        r"`num_nodes`: -1 is negative",
+    ),
+    "num_nodes_float": (
+        lambda: as_graph((a([0]), a([1])), num_nodes=2.5),
+        r"`num_nodes`: expected a non-negative int, got 2.5",
+    ),
+    "num_nodes_whole_float": (
+        lambda: as_graph((a([0]), a([1])), num_nodes=3.0),
+        r"`num_nodes`: expected a non-negative int, got 3.0",
+    ),
+    "num_nodes_bool": (
+        lambda: as_graph((a([0]), a([1])), num_nodes=True),
+        r"`num_nodes`: expected a non-negative int, got True",
+    ),
     "sparse_negative_index": (
         lambda: as_graph(sp.csr_array((np.ones(1), a([-1]), a([0, 1, 1])), shape=(2, 2))),
-        r"`indices`: vertex id -1 at position 0 is negative"),
-    "uint64_overflow": (lambda: as_graph((a([0, 2**64 - 1], dtype=np.uint64),
-                                          a([1, 2], dtype=np.uint64))),
-                        r"`src`: vertex id 18446744073709551615 at position 1 is too large"),
+        r"`indices`: vertex id -1 at position 0 is negative",
+    ),
+    "uint64_overflow": (
+        lambda: as_graph((a([0, 2**64 - 1], dtype=np.uint64), a([1, 2], dtype=np.uint64))),
+        r"`src`: vertex id 18446744073709551615 at position 1 is too large",
+    ),
 }
 
 
@@ -96,10 +149,16 @@ PUBLIC_BAD = {
 
 
 @pytest.mark.parametrize("name", list(PUBLIC_BAD))
-@pytest.mark.parametrize("function", [concomp.connected_components,
-                                      concomp.number_connected_components,
-                                      concomp.component_sizes, concomp.largest_component],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "function",
+    [
+        concomp.connected_components,
+        concomp.number_connected_components,
+        concomp.component_sizes,
+        concomp.largest_component,
+    ],
+    ids=lambda f: f.__name__,
+)
 def test_public_functions_validate_too(function, name):
     graph, kwargs, pattern = PUBLIC_BAD[name]
     with pytest.raises(InvalidGraphError, match=pattern):

@@ -16,8 +16,16 @@ import numpy as np
 from ._arrays import get_xp, index_dtype_for, is_cupy_array, is_torch_tensor
 from .errors import InvalidGraphError
 
-__all__ = ["MAX_NODES", "check_count", "check_ids", "check_num_nodes", "check_weights",
-           "host_memory", "validate_csr", "validate_edges"]
+__all__ = [
+    "MAX_NODES",
+    "check_count",
+    "check_ids",
+    "check_num_nodes",
+    "check_weights",
+    "host_memory",
+    "validate_csr",
+    "validate_edges",
+]
 
 #: Largest vertex (and edge) count the engines index. They work in int64 and form
 #: ``n + 1`` offsets, ``2 * m`` symmetrised entries and ``2 * n`` slots; 2**62 keeps
@@ -45,11 +53,19 @@ def host_memory() -> int:
         return 1 << 62
 
 
-def check_count(count: int, name: str, *, what: str = "vertices",
-                per_item: int = BYTES_PER_NODE, where: str | None = None,
-                cause: str = "", fix: str = "relabel the vertices to 0 .. n-1 (dense ids, e.g. "
-                "numpy.unique(ids, return_inverse=True))", error: type = InvalidGraphError,
-                memory: int | None = None) -> int:
+def check_count(
+    count: int,
+    name: str,
+    *,
+    what: str = "vertices",
+    per_item: int = BYTES_PER_NODE,
+    where: str | None = None,
+    cause: str = "",
+    fix: str = "relabel the vertices to 0 .. n-1 (dense ids, e.g. "
+    "numpy.unique(ids, return_inverse=True))",
+    error: type = InvalidGraphError,
+    memory: int | None = None,
+) -> int:
     """Return ``count`` as an int, or raise if the engines cannot index or hold it.
 
     The one up-front size check of every entry point (graphs, streams, incremental
@@ -80,14 +96,18 @@ def check_count(count: int, name: str, *, what: str = "vertices",
     head = where if where is not None else f"argument `{name}`"
     subject = f"{cause} {count} {what}" if cause else f"{count} {what}"
     if count > MAX_NODES:
-        raise error(f"{head}: {subject} exceed what the engines can index (at most 2**62 = "
-                    f"{MAX_NODES}, to keep int64 offsets and sums exact). Fix: {fix}.")
+        raise error(
+            f"{head}: {subject} exceed what the engines can index (at most 2**62 = "
+            f"{MAX_NODES}, to keep int64 offsets and sums exact). Fix: {fix}."
+        )
     limit = host_memory() if memory is None else int(memory)
     need = count * per_item
     if need > limit:
-        raise error(f"{head}: {subject} need at least {need / 2**30:.4g} GiB ({per_item} "
-                    f"bytes each), more than this machine's {limit / 2**30:.4g} GiB of memory. "
-                    f"Fix: {fix}.")
+        raise error(
+            f"{head}: {subject} need at least {need / 2**30:.4g} GiB ({per_item} "
+            f"bytes each), more than this machine's {limit / 2**30:.4g} GiB of memory. "
+            f"Fix: {fix}."
+        )
     return count
 
 
@@ -102,8 +122,10 @@ def _as_array(a: Any, name: str) -> np.ndarray:
     try:
         return np.asarray(a)
     except Exception as exc:  # ragged lists and other odd objects
-        raise InvalidGraphError(f"argument `{name}`: cannot convert {type(a).__name__} to an "
-                                f"array ({exc}). Fix: pass a 1-D integer array.") from exc
+        raise InvalidGraphError(
+            f"argument `{name}`: cannot convert {type(a).__name__} to an "
+            f"array ({exc}). Fix: pass a 1-D integer array."
+        ) from exc
 
 
 def _as_id_array(a: Any, name: str) -> Any:
@@ -116,12 +138,16 @@ def check_ids(a: Any, name: str, num_nodes: int | None) -> Any:
     """Return ``a`` as an integer id array; raise for bad dtype, NaN, negatives, ids >= n."""
     xp = get_xp(a)
     if a.ndim != 1:
-        raise InvalidGraphError(f"argument `{name}`: expected a 1-D array of vertex ids, got shape "
-                                f"{tuple(a.shape)}. Fix: pass a flat array (use .ravel()).")
+        raise InvalidGraphError(
+            f"argument `{name}`: expected a 1-D array of vertex ids, got shape "
+            f"{tuple(a.shape)}. Fix: pass a flat array (use .ravel())."
+        )
     kind = a.dtype.kind
     if kind == "b" or kind not in "iuf":
-        raise InvalidGraphError(f"argument `{name}`: vertex ids must be integers, got dtype "
-                                f"{a.dtype}. Fix: convert with .astype(numpy.int64).")
+        raise InvalidGraphError(
+            f"argument `{name}`: vertex ids must be integers, got dtype "
+            f"{a.dtype}. Fix: convert with .astype(numpy.int64)."
+        )
     if kind == "f":
         bad = xp.flatnonzero(~xp.isfinite(a) | (a != xp.floor(a)))
         if bad.size:
@@ -129,14 +155,16 @@ def check_ids(a: Any, name: str, num_nodes: int | None) -> Any:
             raise InvalidGraphError(
                 f"argument `{name}`: vertex id {float(a[i])!r} at position {i} is not an integer "
                 f"(dtype {a.dtype}); ids must be whole numbers. Fix: remove NaN/fractional ids or "
-                "map labels to integers first.")
+                "map labels to integers first."
+            )
         big = xp.flatnonzero(xp.abs(a) > MAX_NODES)
         if big.size:
             i = int(big[0])
             raise InvalidGraphError(
                 f"argument `{name}`: vertex id {float(a[i])!r} at position {i} is too large"
                 f"{' in magnitude' if a[i] < 0 else ''}; ids must lie in [0, 2**62] (int64 "
-                "indexing). Fix: relabel the vertices to 0 .. n-1.")
+                "indexing). Fix: relabel the vertices to 0 .. n-1."
+            )
         a = a.astype(np.int64)
     if a.size == 0:
         return a.astype(np.int64) if kind == "f" else a
@@ -145,13 +173,15 @@ def check_ids(a: Any, name: str, num_nodes: int | None) -> Any:
         i = int(xp.flatnonzero(a < 0)[0])
         raise InvalidGraphError(
             f"argument `{name}`: vertex id {int(a[i])} at position {i} is negative; ids must lie "
-            f"in [0, num_nodes). Fix: shift ids to start at 0 (0-based) or drop the edge.")
+            f"in [0, num_nodes). Fix: shift ids to start at 0 (0-based) or drop the edge."
+        )
     hi = int(a.max())
     if hi > MAX_NODES:
         i = int(xp.flatnonzero(a > MAX_NODES)[0])
         raise InvalidGraphError(
             f"argument `{name}`: vertex id {int(a[i])} at position {i} is too large; ids must "
-            f"lie in [0, 2**62] (int64 indexing). Fix: relabel the vertices to 0 .. n-1.")
+            f"lie in [0, 2**62] (int64 indexing). Fix: relabel the vertices to 0 .. n-1."
+        )
     if kind == "u" and a.dtype.itemsize >= 8:
         a = a.astype(np.int64)  # every id is <= 2**62 now
     if num_nodes is None:
@@ -163,7 +193,8 @@ def check_ids(a: Any, name: str, num_nodes: int | None) -> Any:
             raise InvalidGraphError(
                 f"argument `{name}`: vertex id {int(a[i])} at position {i} is >= num_nodes="
                 f"{num_nodes}; ids must lie in [0, {num_nodes}). Fix: pass num_nodes > {hi} or "
-                "remove the edge.")
+                "remove the edge."
+            )
     return a
 
 
@@ -178,20 +209,25 @@ def check_weights(w: Any, m: int, name: str = "weights") -> Any:
     if w.ndim == 0:
         w = xp.full(m, w)
     if w.ndim != 1 or w.shape[0] != m:
-        raise InvalidGraphError(f"argument `{name}`: expected {m} weights (one per edge), got "
-                                f"shape {tuple(w.shape)}. Fix: pass one weight per edge.")
+        raise InvalidGraphError(
+            f"argument `{name}`: expected {m} weights (one per edge), got "
+            f"shape {tuple(w.shape)}. Fix: pass one weight per edge."
+        )
     if w.dtype.kind == "b":
         w = w.astype(np.int8)
     if w.dtype.kind not in "iuf":
-        raise InvalidGraphError(f"argument `{name}`: weights must be numbers, got dtype {w.dtype}."
-                                " Fix: convert with .astype(float).")
+        raise InvalidGraphError(
+            f"argument `{name}`: weights must be numbers, got dtype {w.dtype}."
+            " Fix: convert with .astype(float)."
+        )
     if w.dtype.kind == "f" and w.size:
         nan = xp.flatnonzero(xp.isnan(w))
         if nan.size:
             raise InvalidGraphError(
                 f"argument `{name}`: weight NaN at position {int(nan[0])} ({int(nan.size)} NaN in "
                 "all); weights must be numbers (+inf and -inf are allowed). Fix: drop those edges "
-                "or replace NaN with a number.")
+                "or replace NaN with a number."
+            )
     return w
 
 
@@ -199,28 +235,40 @@ def _resolve_n(num_nodes: Any, *arrays: Any, name: str = "num_nodes") -> int | N
     if num_nodes is None:
         return None
     if isinstance(num_nodes, (bool, np.bool_)) or not isinstance(num_nodes, (int, np.integer)):
-        raise InvalidGraphError(f"argument `{name}`: expected a non-negative int, got "
-                                f"{num_nodes!r}. Fix: pass an int (or None for max id + 1).")
+        raise InvalidGraphError(
+            f"argument `{name}`: expected a non-negative int, got "
+            f"{num_nodes!r}. Fix: pass an int (or None for max id + 1)."
+        )
     if num_nodes < 0:
-        raise InvalidGraphError(f"argument `{name}`: {num_nodes} is negative. Fix: pass a "
-                                "count >= 0.")
-    return check_num_nodes(int(num_nodes), name, fix="pass the number of vertices the graph "
-                           "has; ids must be dense (relabel them to 0 .. n-1)")
+        raise InvalidGraphError(
+            f"argument `{name}`: {num_nodes} is negative. Fix: pass a count >= 0."
+        )
+    return check_num_nodes(
+        int(num_nodes),
+        name,
+        fix="pass the number of vertices the graph "
+        "has; ids must be dense (relabel them to 0 .. n-1)",
+    )
 
 
-def validate_edges(src: Any, dst: Any, num_nodes: int | None = None, *,
-                   weights: Any = None) -> tuple[int, Any, Any, Any]:
+def validate_edges(
+    src: Any, dst: Any, num_nodes: int | None = None, *, weights: Any = None
+) -> tuple[int, Any, Any, Any]:
     """``(n, src, dst, weights)`` checked and cast to the index type (the arrays of a
     :class:`~concomp.Graph` built from two id arrays)."""
     src, dst = _as_id_array(src, "src"), _as_id_array(dst, "dst")
     if get_xp(src) is not get_xp(dst):
-        raise InvalidGraphError("arguments `src` and `dst` live on different devices (one NumPy, "
-                                "one CuPy). Fix: move both to the same device.")
+        raise InvalidGraphError(
+            "arguments `src` and `dst` live on different devices (one NumPy, "
+            "one CuPy). Fix: move both to the same device."
+        )
     n = _resolve_n(num_nodes)
     src, dst = check_ids(src, "src", n), check_ids(dst, "dst", n)
     if src.shape[0] != dst.shape[0]:
-        raise InvalidGraphError(f"arguments `src` and `dst` differ in length ({src.shape[0]} vs "
-                                f"{dst.shape[0]}). Fix: pass one source and one target per edge.")
+        raise InvalidGraphError(
+            f"arguments `src` and `dst` differ in length ({src.shape[0]} vs "
+            f"{dst.shape[0]}). Fix: pass one source and one target per edge."
+        )
     m = int(src.shape[0])
     if n is None:
         n = 0 if m == 0 else int(max(int(src.max()), int(dst.max()))) + 1
@@ -229,37 +277,54 @@ def validate_edges(src: Any, dst: Any, num_nodes: int | None = None, *,
     return n, src.astype(dt, copy=False), dst.astype(dt, copy=False), w
 
 
-def validate_csr(indptr: Any, indices: Any, num_nodes: int | None = None, *,
-                 weights: Any = None) -> tuple[int, Any, Any, Any]:
+def validate_csr(
+    indptr: Any, indices: Any, num_nodes: int | None = None, *, weights: Any = None
+) -> tuple[int, Any, Any, Any]:
     """``(n, indptr, indices, weights)`` checked and cast to the index type (the arrays of
     a :class:`~concomp.Graph` built from CSR arrays; the i-th stored entry is edge ``i``)."""
     indptr, indices = _as_id_array(indptr, "indptr"), _as_id_array(indices, "indices")
     if indptr.ndim != 1 or indptr.shape[0] < 1:
-        raise InvalidGraphError(f"argument `indptr`: expected a 1-D array of length n + 1, got "
-                                f"shape {tuple(indptr.shape)}. Fix: pass a CSR row pointer.")
+        raise InvalidGraphError(
+            f"argument `indptr`: expected a 1-D array of length n + 1, got "
+            f"shape {tuple(indptr.shape)}. Fix: pass a CSR row pointer."
+        )
     if indptr.dtype.kind not in "iu":
         # a float row pointer would be truncated silently by the cast to the index type
-        raise InvalidGraphError(f"argument `indptr`: offsets must be integers, got dtype "
-                                f"{indptr.dtype}. Fix: pass an integer row pointer (e.g. "
-                                "indptr.astype(numpy.int64) after checking it).")
+        raise InvalidGraphError(
+            f"argument `indptr`: offsets must be integers, got dtype "
+            f"{indptr.dtype}. Fix: pass an integer row pointer (e.g. "
+            "indptr.astype(numpy.int64) after checking it)."
+        )
     if indptr.dtype.kind == "u" and indptr.dtype.itemsize >= 8:
         if indptr.shape[0] and int(indptr.max()) > MAX_NODES:
-            raise InvalidGraphError(f"argument `indptr`: offset {int(indptr.max())} exceeds "
-                                    "2**62 (int64 indexing). Fix: rebuild the CSR arrays.")
+            raise InvalidGraphError(
+                f"argument `indptr`: offset {int(indptr.max())} exceeds "
+                "2**62 (int64 indexing). Fix: rebuild the CSR arrays."
+            )
         indptr = indptr.astype(np.int64)
     rows = int(indptr.shape[0]) - 1
-    n = check_num_nodes(rows, "indptr", cause="a row pointer of length n + 1 means") \
-        if num_nodes is None else _resolve_n(num_nodes)
+    n = (
+        check_num_nodes(rows, "indptr", cause="a row pointer of length n + 1 means")
+        if num_nodes is None
+        else _resolve_n(num_nodes)
+    )
     if n != rows:
-        raise InvalidGraphError(f"argument `indptr`: length {rows + 1} means {rows} rows but "
-                                f"num_nodes={n}; the matrix must be square. Fix: pass n + 1 "
-                                "offsets.")
+        raise InvalidGraphError(
+            f"argument `indptr`: length {rows + 1} means {rows} rows but "
+            f"num_nodes={n}; the matrix must be square. Fix: pass n + 1 "
+            "offsets."
+        )
     indices = check_ids(indices, "indices", n)
     xp = get_xp(indptr)
-    if int(indptr[0]) != 0 or int(indptr[-1]) != indices.shape[0] or (
-            rows and bool((xp.diff(indptr) < 0).any())):
-        raise InvalidGraphError("argument `indptr`: must start at 0, never decrease and end at "
-                                f"len(indices)={indices.shape[0]}. Fix: rebuild the CSR arrays.")
+    if (
+        int(indptr[0]) != 0
+        or int(indptr[-1]) != indices.shape[0]
+        or (rows and bool((xp.diff(indptr) < 0).any()))
+    ):
+        raise InvalidGraphError(
+            "argument `indptr`: must start at 0, never decrease and end at "
+            f"len(indices)={indices.shape[0]}. Fix: rebuild the CSR arrays."
+        )
     m = int(indices.shape[0])
     w = check_weights(weights, m)
     dt = index_dtype_for(n, 2 * m)
@@ -275,12 +340,19 @@ def _torch_to_array(t: Any) -> Any:
     return t.detach().cpu().numpy()
 
 
-def _pick(columns: list[str], explicit: str | None, names: tuple[str, ...], role: str,
-          fallback: int | None) -> str | None:
+def _pick(
+    columns: list[str],
+    explicit: str | None,
+    names: tuple[str, ...],
+    role: str,
+    fallback: int | None,
+) -> str | None:
     if explicit is not None:
         if explicit not in columns:
-            raise InvalidGraphError(f"argument `{role}`: column {explicit!r} not in the frame "
-                                    f"(columns: {columns}). Fix: pass an existing column name.")
+            raise InvalidGraphError(
+                f"argument `{role}`: column {explicit!r} not in the frame "
+                f"(columns: {columns}). Fix: pass an existing column name."
+            )
         return explicit
     lower = {str(c).lower(): c for c in columns}
     for name in names:

@@ -27,8 +27,15 @@ from .graph import Graph
 
 log = logging.getLogger("concomp.dispatch")
 
-__all__ = ["GPU_MIN_EDGES", "choose_device", "driver", "engine_module", "requested_device",
-           "resolve_device", "unsupported"]
+__all__ = [
+    "GPU_MIN_EDGES",
+    "choose_device",
+    "driver",
+    "engine_module",
+    "requested_device",
+    "resolve_device",
+    "unsupported",
+]
 
 #: Below this many edges a host graph stays on the CPU: the transfer and the
 #: kernel launches cost more than the CPU engine needs for the whole job.
@@ -41,12 +48,13 @@ def requested_device(device: Any) -> str:
     if device is None or (isinstance(device, str) and device.lower() == "auto"):
         env = os.environ.get("CONCOMP_DEVICE", "auto").strip().lower() or "auto"
         if env not in _VALID:
-            raise InvalidGraphError(f"environment variable CONCOMP_DEVICE={env!r} is not valid; "
-                                    f"use one of {_VALID}. Fix: unset it or set 'cpu'/'gpu'.")
+            raise InvalidGraphError(
+                f"environment variable CONCOMP_DEVICE={env!r} is not valid; "
+                f"use one of {_VALID}. Fix: unset it or set 'cpu'/'gpu'."
+            )
         return env
     if not isinstance(device, str) or device.lower() not in _VALID:
-        raise InvalidGraphError(f"argument `device`: {device!r} is not valid; use one of "
-                                f"{_VALID}.")
+        raise InvalidGraphError(f"argument `device`: {device!r} is not valid; use one of {_VALID}.")
     return device.lower()
 
 
@@ -56,8 +64,14 @@ def _gpu_status() -> tuple[bool, str]:
     return gpu_status()
 
 
-def resolve_device(device: Any, *, data_device: str = "cpu", num_edges: int | None = None,
-                   min_edges: int = GPU_MIN_EDGES, what: str = "the call") -> str:
+def resolve_device(
+    device: Any,
+    *,
+    data_device: str = "cpu",
+    num_edges: int | None = None,
+    min_edges: int = GPU_MIN_EDGES,
+    what: str = "the call",
+) -> str:
     """``"cpu"`` or ``"gpu"`` for work on data living on ``data_device``.
 
     ``num_edges`` None means the size is unknown (a stream): ``auto`` then takes
@@ -73,27 +87,38 @@ def resolve_device(device: Any, *, data_device: str = "cpu", num_edges: int | No
     ok, reason = _gpu_status()
     if want == "gpu":
         if not ok:
-            raise DeviceUnavailableError(f"device='gpu' cannot run here: {reason}. Fix: use "
-                                         "device='cpu' or 'auto'.")
+            raise DeviceUnavailableError(
+                f"device='gpu' cannot run here: {reason}. Fix: use device='cpu' or 'auto'."
+            )
         log.debug("%s: device=gpu (requested; %s)", what, reason)
         return "gpu"
     if not ok:
         log.debug("%s: device=auto -> cpu (%s)", what, reason)
         return "cpu"
     if num_edges is not None and num_edges < min_edges:
-        log.debug("%s: device=auto -> cpu (%d edges < %d: the transfer would dominate)",
-                  what, num_edges, min_edges)
+        log.debug(
+            "%s: device=auto -> cpu (%d edges < %d: the transfer would dominate)",
+            what,
+            num_edges,
+            min_edges,
+        )
         return "cpu"
-    log.debug("%s: device=auto -> gpu (%s edges, %s)", what,
-              "unknown" if num_edges is None else num_edges, reason)
+    log.debug(
+        "%s: device=auto -> gpu (%s edges, %s)",
+        what,
+        "unknown" if num_edges is None else num_edges,
+        reason,
+    )
     return "gpu"
 
 
-def choose_device(graph: Graph, device: Any, *, min_edges: int = GPU_MIN_EDGES,
-                  what: str = "the call") -> str:
+def choose_device(
+    graph: Graph, device: Any, *, min_edges: int = GPU_MIN_EDGES, what: str = "the call"
+) -> str:
     """Return ``"cpu"`` or ``"gpu"`` for running ``graph`` (see :func:`resolve_device`)."""
-    return resolve_device(device, data_device=graph.device, num_edges=graph.num_edges,
-                          min_edges=min_edges, what=what)
+    return resolve_device(
+        device, data_device=graph.device, num_edges=graph.num_edges, min_edges=min_edges, what=what
+    )
 
 
 def engine_module(dev: str, module: str) -> ModuleType:
@@ -122,5 +147,6 @@ def driver(dev: str, module: str, name: str) -> Any:
         other = "cpu" if dev == "gpu" else "gpu"
         raise EngineCapabilityError(
             f"the {dev} engine does not implement {module}.{name}: {reason}. Fix: use "
-            f"device={other!r}.")
+            f"device={other!r}."
+        )
     return getattr(engine_module(dev, module), name)

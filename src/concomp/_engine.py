@@ -33,8 +33,13 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "forest": ("spanning_forest_ids", "records_forest"),
     "msf": ("minimum_spanning_forest_ids", "msf_ids_by_position"),
     "incremental": ("IncrementalEngine",),
-    "streaming": ("Streamer", "fits_in_memory", "components_out_of_core", "stream_labels",
-                  "default_variant"),
+    "streaming": (
+        "Streamer",
+        "fits_in_memory",
+        "components_out_of_core",
+        "stream_labels",
+        "default_variant",
+    ),
     "scc": ("strong_component_labels",),
 }
 
@@ -72,8 +77,9 @@ def records_forest(variant: Variant) -> bool:
     raise NotImplementedError
 
 
-def minimum_spanning_forest_ids(graph: Graph, algorithm: str, maximum: bool,
-                                options: Options) -> Any:
+def minimum_spanning_forest_ids(
+    graph: Graph, algorithm: str, maximum: bool, options: Options
+) -> Any:
     """Input edge ids of the minimum (maximum) spanning forest under the tie rule
     (weight, min(u, v), max(u, v), edge id); ``algorithm`` is "boruvka", "prim" or
     "kruskal"."""
@@ -92,8 +98,9 @@ def fits_in_memory(graph: Graph, max_device_bytes: int | None, options: Options)
     raise NotImplementedError
 
 
-def components_out_of_core(graph: Graph, variant: Variant | None, max_device_bytes: int | None,
-                           options: Options) -> Any:
+def components_out_of_core(
+    graph: Graph, variant: Variant | None, max_device_bytes: int | None, options: Options
+) -> Any:
     """Root labels of a host graph too large for the engine, streamed through it in chunks."""
     raise NotImplementedError
 
@@ -120,8 +127,7 @@ class IncrementalEngine(Protocol):
     device: str
     capacity: int
 
-    def __init__(self, variant: Variant, capacity: int, dtype: Any,
-                 options: Options) -> None: ...
+    def __init__(self, variant: Variant, capacity: int, dtype: Any, options: Options) -> None: ...
 
     def resize(self, capacity: int, dtype: Any) -> None: ...
 
@@ -151,9 +157,16 @@ class IncrementalEngine(Protocol):
 class Streamer(Protocol):
     """Union-find labels fed one edge chunk at a time (``concomp.stream_components``)."""
 
-    def __init__(self, num_nodes: int | None, variant: Variant, options: Options, *,
-                 max_device_bytes: int | None = None, index_dtype: Any = None,
-                 one_way: bool = False) -> None: ...
+    def __init__(
+        self,
+        num_nodes: int | None,
+        variant: Variant,
+        options: Options,
+        *,
+        max_device_bytes: int | None = None,
+        index_dtype: Any = None,
+        one_way: bool = False,
+    ) -> None: ...
 
     def ensure_nodes(self, n: int) -> None: ...
 

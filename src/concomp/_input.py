@@ -63,12 +63,22 @@ def as_graph(
     >>> import numpy as np, concomp
     >>> concomp.as_graph(np.array([[0, 1], [1, 2]]))
     Graph(n=3, m=2, undirected, device='cpu')
-    >>> concomp.as_graph((np.array([0]), np.array([5])), num_nodes=3)
+    >>> edges = (np.array([0]), np.array([5]))
+    >>> concomp.as_graph(edges, num_nodes=3)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    concomp.errors.InvalidGraphError: argument `dst`: vertex id 5 at position 0 is >= num_nodes=3; ids must lie in [0, 3). Fix: pass num_nodes > 5 or remove the edge.
+    concomp.errors.InvalidGraphError: argument `dst`: vertex id 5 at position 0 is >=
+    num_nodes=3; ids must lie in [0, 3). Fix: pass num_nodes > 5 or remove the edge.
     """
     if isinstance(graph, (str, bytes, os.PathLike)):
         graph = read_graph(graph, weighted=None if with_weights else False)
-    return coerce_graph(graph, num_nodes, weights=weights, directed=directed, source=source,
-                        target=target, weight=weight, with_weights=with_weights)
+    return coerce_graph(
+        graph,
+        num_nodes,
+        weights=weights,
+        directed=directed,
+        source=source,
+        target=target,
+        weight=weight,
+        with_weights=with_weights,
+    )

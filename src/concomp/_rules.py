@@ -124,8 +124,9 @@ class UnionRule:
     def cpp_policy(self, compress: str) -> str:
         """The C++ type of this rule with find rule ``compress``: ``UniteAsync<FindHalve>``."""
         find = FIND_RULES[compress]
-        return self.cpp.format(find=find.cpp, rem=find.rem_cpp,
-                               split="true" if compress == "split" else "false")
+        return self.cpp.format(
+            find=find.cpp, rem=find.rem_cpp, split="true" if compress == "split" else "false"
+        )
 
 
 FIND_RULES: dict[str, FindRule] = {
@@ -147,17 +148,39 @@ _REM3 = ("split", "halve", "splice")
 UNION_RULES: dict[str, UnionRule] = {
     row.name: row
     for row in (
-        UnionRule("async", _UF4, "UniteAsync<{find}>", "union_async",
-                  drivers={**_CPU, "gpu": _ALL}),
+        UnionRule(
+            "async", _UF4, "UniteAsync<{find}>", "union_async", drivers={**_CPU, "gpu": _ALL}
+        ),
         UnionRule("early", _UF4, "UniteEarly<{find}>", None, drivers={"gpu": _ALL}),
         UnionRule("hooks", _UF4, "UniteHooks<{find}>", None, aux=True, drivers={"gpu": _ALL}),
-        UnionRule("rem_cas", _REM3, "UniteRem<{rem}, false>", "union_rem", walks_rem=True,
-                  unsafe_concurrent_forest=("splice",), drivers={**_CPU, "gpu": _ALL}),
-        UnionRule("rem_lock", _REM3, "UniteRem<{rem}, true>", None, walks_rem=True, aux=True,
-                  unsafe_concurrent_forest=("splice",), drivers={"gpu": _ALL}),
-        UnionRule("jtb", ("naive", "split"), "UniteJTB<{split}>", None, packed=True,
-                  reroots=True,
-                  drivers={"gpu": frozenset({"static", "forest", "streaming"})}),
+        UnionRule(
+            "rem_cas",
+            _REM3,
+            "UniteRem<{rem}, false>",
+            "union_rem",
+            walks_rem=True,
+            unsafe_concurrent_forest=("splice",),
+            drivers={**_CPU, "gpu": _ALL},
+        ),
+        UnionRule(
+            "rem_lock",
+            _REM3,
+            "UniteRem<{rem}, true>",
+            None,
+            walks_rem=True,
+            aux=True,
+            unsafe_concurrent_forest=("splice",),
+            drivers={"gpu": _ALL},
+        ),
+        UnionRule(
+            "jtb",
+            ("naive", "split"),
+            "UniteJTB<{split}>",
+            None,
+            packed=True,
+            reroots=True,
+            drivers={"gpu": frozenset({"static", "forest", "streaming"})},
+        ),
     )
 }
 

@@ -27,6 +27,7 @@ from .graph import Graph
 
 __all__ = ["coerce_graph", "csr_to_graph", "edges_to_graph"]
 
+
 def coerce_graph(
     graph: Any,
     num_nodes: int | None = None,
@@ -46,8 +47,9 @@ def coerce_graph(
             src, dst = g.coo()
             w = g.weights if weights is None else weights
             d = g.directed if directed is None else directed
-            out = edges_to_graph(src, dst, g.num_nodes if num_nodes is None else num_nodes,
-                                 weights=w, directed=d)
+            out = edges_to_graph(
+                src, dst, g.num_nodes if num_nodes is None else num_nodes, weights=w, directed=d
+            )
             if out.num_nodes == g.num_nodes and d == g.directed and not g.symmetric:
                 # same edges, new weights: share what was derived from the structure
                 # (the captured connected-components plan, the auto variant choice)
@@ -62,8 +64,9 @@ def coerce_graph(
     if _is_networkx(graph):
         return _from_networkx(graph, num_nodes, weights, directed, with_weights)
     if _is_dataframe(graph):
-        return _from_frame(graph, num_nodes, weights, bool(directed), source, target,
-                           weight, with_weights)
+        return _from_frame(
+            graph, num_nodes, weights, bool(directed), source, target, weight, with_weights
+        )
     if is_torch_tensor(graph):
         graph = _torch_to_array(graph)
     # A tuple is (src, dst) or (src, dst, weights); a list of pairs is an (m, 2) array.
@@ -77,8 +80,9 @@ def coerce_graph(
     if arr.ndim == 2 and arr.shape[0] == 2:
         return edges_to_graph(arr[0], arr[1], num_nodes, weights=weights, directed=bool(directed))
     if arr.ndim == 2 and arr.shape[1] == 2:
-        return edges_to_graph(arr[:, 0], arr[:, 1], num_nodes, weights=weights,
-                              directed=bool(directed))
+        return edges_to_graph(
+            arr[:, 0], arr[:, 1], num_nodes, weights=weights, directed=bool(directed)
+        )
     raise InvalidGraphError(
         f"argument `graph`: cannot read a graph from {type(graph).__name__}"
         f"{' of shape ' + str(tuple(arr.shape)) if hasattr(arr, 'shape') else ''}; "
@@ -88,18 +92,34 @@ def coerce_graph(
     )
 
 
-def edges_to_graph(src: Any, dst: Any, num_nodes: int | None = None, *, weights: Any = None,
-                   directed: bool = False, symmetric: bool = False) -> Graph:
+def edges_to_graph(
+    src: Any,
+    dst: Any,
+    num_nodes: int | None = None,
+    *,
+    weights: Any = None,
+    directed: bool = False,
+    symmetric: bool = False,
+) -> Graph:
     """Validated :class:`Graph` from two id arrays (:meth:`Graph.from_edges`)."""
-    return Graph.from_edges(src, dst, num_nodes, weights=weights, directed=directed,
-                            symmetric=symmetric)
+    return Graph.from_edges(
+        src, dst, num_nodes, weights=weights, directed=directed, symmetric=symmetric
+    )
 
 
-def csr_to_graph(indptr: Any, indices: Any, num_nodes: int | None = None, *, weights: Any = None,
-                 directed: bool = False, symmetric: bool = False) -> Graph:
+def csr_to_graph(
+    indptr: Any,
+    indices: Any,
+    num_nodes: int | None = None,
+    *,
+    weights: Any = None,
+    directed: bool = False,
+    symmetric: bool = False,
+) -> Graph:
     """Validated :class:`Graph` from CSR arrays (:meth:`Graph.from_csr`)."""
-    return Graph.from_csr(indptr, indices, num_nodes, weights=weights, directed=directed,
-                          symmetric=symmetric)
+    return Graph.from_csr(
+        indptr, indices, num_nodes, weights=weights, directed=directed, symmetric=symmetric
+    )
 
 
 # --------------------------------------------------------------------------- sources
@@ -125,25 +145,33 @@ def _is_scalar_seq(seq: Any) -> bool:
     return all(np.isscalar(x) for x in seq)
 
 
-def _from_sparse(A: Any, num_nodes: int | None, weights: Any, directed: bool,
-                 with_weights: bool = True) -> Graph:
+def _from_sparse(
+    A: Any, num_nodes: int | None, weights: Any, directed: bool, with_weights: bool = True
+) -> Graph:
     shape = A.shape
     if len(shape) != 2 or shape[0] != shape[1]:
-        raise InvalidGraphError(f"argument `graph`: adjacency matrix must be square, got shape "
-                                f"{shape}. Fix: pass an n x n matrix.")
+        raise InvalidGraphError(
+            f"argument `graph`: adjacency matrix must be square, got shape "
+            f"{shape}. Fix: pass an n x n matrix."
+        )
     A = A.tocsr()
     if A.data.dtype.kind not in "iufb":
-        raise InvalidGraphError(f"argument `graph`: matrix dtype {A.data.dtype} is not numeric. "
-                                "Fix: convert with .astype(float).")
+        raise InvalidGraphError(
+            f"argument `graph`: matrix dtype {A.data.dtype} is not numeric. "
+            "Fix: convert with .astype(float)."
+        )
     w = (A.data if with_weights else None) if weights is None else weights
     if num_nodes is not None and num_nodes != shape[0]:
-        raise InvalidGraphError(f"argument `num_nodes`: {num_nodes} differs from the matrix "
-                                f"size {shape[0]}. Fix: drop num_nodes or resize the matrix.")
+        raise InvalidGraphError(
+            f"argument `num_nodes`: {num_nodes} differs from the matrix "
+            f"size {shape[0]}. Fix: drop num_nodes or resize the matrix."
+        )
     return csr_to_graph(A.indptr, A.indices, shape[0], weights=w, directed=directed)
 
 
-def _from_networkx(G: Any, num_nodes: int | None, weights: Any, directed: bool | None,
-                   with_weights: bool = True) -> Graph:
+def _from_networkx(
+    G: Any, num_nodes: int | None, weights: Any, directed: bool | None, with_weights: bool = True
+) -> Graph:
     nodes = list(G.nodes)
     index = {v: i for i, v in enumerate(nodes)}
     m = G.number_of_edges()
@@ -168,17 +196,27 @@ def _from_networkx(G: Any, num_nodes: int | None, weights: Any, directed: bool |
             ) from exc
     d = G.is_directed() if directed is None else directed
     n = len(nodes) if num_nodes is None else num_nodes
-    return edges_to_graph(src, dst, n, weights=weights if weights is not None else
-                          (w if has_w else None), directed=d)
+    return edges_to_graph(
+        src, dst, n, weights=weights if weights is not None else (w if has_w else None), directed=d
+    )
 
 
-def _from_frame(df: Any, num_nodes: int | None, weights: Any, directed: bool,
-                source: str | None, target: str | None, weight: str | None,
-                with_weights: bool = True) -> Graph:
+def _from_frame(
+    df: Any,
+    num_nodes: int | None,
+    weights: Any,
+    directed: bool,
+    source: str | None,
+    target: str | None,
+    weight: str | None,
+    with_weights: bool = True,
+) -> Graph:
     cols = list(df.columns)
     if len(cols) < 2:
-        raise InvalidGraphError(f"argument `graph`: a frame needs two id columns, got {cols}. "
-                                "Fix: pass source= and target= column names.")
+        raise InvalidGraphError(
+            f"argument `graph`: a frame needs two id columns, got {cols}. "
+            "Fix: pass source= and target= column names."
+        )
     s = _pick(cols, source, _SRC_NAMES, "source", 0)
     t = _pick(cols, target, _DST_NAMES, "target", 1)
     wcol = _pick(cols, weight, _W_NAMES, "weight", None)

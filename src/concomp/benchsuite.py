@@ -79,29 +79,39 @@ def _peers(graph, reps: int) -> dict[str, tuple[float, int]]:
     src, dst = _host_edges(graph)
     n = graph.num_nodes
     a = sp.csr_matrix((np.ones(src.shape[0], np.int8), (src, dst)), shape=(n, n))
-    out = {"scipy": (_median_ms(lambda: connected_components(a, directed=True,
-                                                              connection="weak"), reps),
-                     int(connected_components(a, directed=True, connection="weak")[0]))}
+    out = {
+        "scipy": (
+            _median_ms(lambda: connected_components(a, directed=True, connection="weak"), reps),
+            int(connected_components(a, directed=True, connection="weak")[0]),
+        )
+    }
     if src.shape[0] <= NETWORKX_MAX_EDGES and importlib.util.find_spec("networkx"):
         import networkx as nx
 
         g = nx.Graph()
         g.add_nodes_from(range(n))
         g.add_edges_from(zip(src.tolist(), dst.tolist()))
-        out["networkx"] = (_median_ms(lambda: sum(1 for _ in nx.connected_components(g)),
-                                      max(1, reps // 2)), nx.number_connected_components(g))
+        out["networkx"] = (
+            _median_ms(lambda: sum(1 for _ in nx.connected_components(g)), max(1, reps // 2)),
+            nx.number_connected_components(g),
+        )
     if importlib.util.find_spec("igraph"):
         import igraph
 
         ig = igraph.Graph(n=n, edges=np.column_stack([src, dst]).tolist(), directed=False)
-        out["igraph"] = (_median_ms(lambda: ig.connected_components(), reps),
-                         len(ig.connected_components()))
+        out["igraph"] = (
+            _median_ms(lambda: ig.connected_components(), reps),
+            len(ig.connected_components()),
+        )
     if importlib.util.find_spec("networkit"):
         import networkit as nk
 
-        gk = nk.GraphFromCoo((np.ones(src.shape[0]), (src.astype(np.uint64),
-                                                      dst.astype(np.uint64))), n,
-                             weighted=False, directed=False)
+        gk = nk.GraphFromCoo(
+            (np.ones(src.shape[0]), (src.astype(np.uint64), dst.astype(np.uint64))),
+            n,
+            weighted=False,
+            directed=False,
+        )
 
         def run_nk():
             cc = nk.components.ConnectedComponents(gk)
@@ -112,8 +122,15 @@ def _peers(graph, reps: int) -> dict[str, tuple[float, int]]:
     return out
 
 
-def run_suite(graphs=SUITE, *, quick: bool = False, device: str = "cpu", reps: int = 5,
-              peers: bool = True, algorithm: str = "auto") -> list[dict]:
+def run_suite(
+    graphs=SUITE,
+    *,
+    quick: bool = False,
+    device: str = "cpu",
+    reps: int = 5,
+    peers: bool = True,
+    algorithm: str = "auto",
+) -> list[dict]:
     """Time concomp and its peers on the suite graphs; one row per (graph, engine).
 
     Examples
@@ -129,8 +146,7 @@ def run_suite(graphs=SUITE, *, quick: bool = False, device: str = "cpu", reps: i
     rows = []
     for name in graphs:
         g = generators.suite(name, quick=quick, device=device)
-        count = connected_components(g, device=device, algorithm=algorithm,
-                                     return_labels=False)
+        count = connected_components(g, device=device, algorithm=algorithm, return_labels=False)
         call = lambda g=g: connected_components(g, device=device, algorithm=algorithm)  # noqa: E731
         ms = gpu_median_ms(call, reps) if device == "gpu" else _median_ms(call, reps)
         edges = g.num_edges // 2 if g.symmetric else g.num_edges  # undirected edges
@@ -139,20 +155,26 @@ def run_suite(graphs=SUITE, *, quick: bool = False, device: str = "cpu", reps: i
         if peers:
             for peer, (peer_ms, peer_count) in _peers(g, reps).items():
                 if peer_count != count:
-                    raise AssertionError(f"{peer} finds {peer_count} components on {name}, "
-                                         f"concomp {count}")
+                    raise AssertionError(
+                        f"{peer} finds {peer_count} components on {name}, concomp {count}"
+                    )
                 rows.append({**base, "engine": peer, "ms": peer_ms, "components": peer_count})
     return rows
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The ``concomp bench`` arguments."""
-    p.add_argument("--graphs", default=",".join(SUITE),
-                   help="comma-separated suite graphs (default: all four)")
-    p.add_argument("--quick", action="store_true",
-                   help="small versions of the graphs (scale 16), for machines without a GPU")
-    p.add_argument("--device", default="cpu", choices=("cpu", "gpu"),
-                   help="engine to time (default cpu)")
+    p.add_argument(
+        "--graphs", default=",".join(SUITE), help="comma-separated suite graphs (default: all four)"
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="small versions of the graphs (scale 16), for machines without a GPU",
+    )
+    p.add_argument(
+        "--device", default="cpu", choices=("cpu", "gpu"), help="engine to time (default cpu)"
+    )
     p.add_argument("--algorithm", default="auto", help="variant to time (default auto)")
     p.add_argument("--reps", type=int, default=5, help="timed runs per measurement")
     p.add_argument("--no-peers", action="store_true", help="time concomp only")
@@ -165,12 +187,19 @@ def run(args: argparse.Namespace) -> int:
     names = [x.strip() for x in args.graphs.split(",") if x.strip()]
     unknown = sorted(set(names) - set(SUITE))
     if unknown:
-        raise ValueError(f"argument `--graphs`: unknown graph(s) {unknown}; choose from "
-                         f"{list(SUITE)}")
+        raise ValueError(
+            f"argument `--graphs`: unknown graph(s) {unknown}; choose from {list(SUITE)}"
+        )
     if args.reps < 1:
         raise ValueError(f"argument `--reps`: {args.reps} must be >= 1")
-    rows = run_suite(names, quick=args.quick, device=args.device, reps=args.reps,
-                     peers=not args.no_peers, algorithm=args.algorithm)
+    rows = run_suite(
+        names,
+        quick=args.quick,
+        device=args.device,
+        reps=args.reps,
+        peers=not args.no_peers,
+        algorithm=args.algorithm,
+    )
     if args.output:
         with open(args.output, "w") as f:
             json.dump(rows, f, indent=1)
@@ -179,6 +208,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{'graph':10s} {'engine':14s} {'n':>10s} {'edges':>12s} {'ms':>11s} {'components':>11s}")
     for r in rows:
-        print(f"{r['graph']:10s} {r['engine']:14s} {r['n']:>10,} {r['edges']:>12,} "
-              f"{r['ms']:>11.3f} {r['components']:>11,}")
+        print(
+            f"{r['graph']:10s} {r['engine']:14s} {r['n']:>10,} {r['edges']:>12,} "
+            f"{r['ms']:>11.3f} {r['components']:>11,}"
+        )
     return 0

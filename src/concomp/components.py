@@ -31,8 +31,14 @@ __all__ = [
 ]
 
 
-def component_roots(graph: Any, *, device: str = "auto", algorithm: Any = "auto",
-                    max_device_bytes: int | None = None, options: Options | None = None) -> Any:
+def component_roots(
+    graph: Any,
+    *,
+    device: str = "auto",
+    algorithm: Any = "auto",
+    max_device_bytes: int | None = None,
+    options: Options | None = None,
+) -> Any:
     """Raw root labels: entry ``v`` is the smallest vertex id in ``v``'s component.
 
     Arrays stay on the device that computed them (NumPy for the CPU engine,
@@ -44,20 +50,24 @@ def component_roots(graph: Any, *, device: str = "auto", algorithm: Any = "auto"
     opts = resolve_options(options)
     dev = choose_device(g, device, what="connected_components")
     variant = resolve_variant(algorithm)
-    if g.device != dev and not driver(dev, "streaming", "fits_in_memory")(g, max_device_bytes,
-                                                                          opts):
+    if g.device != dev and not driver(dev, "streaming", "fits_in_memory")(
+        g, max_device_bytes, opts
+    ):
         log.debug("edges exceed the %s engine's memory budget: streaming them in chunks", dev)
-        return driver(dev, "streaming", "components_out_of_core")(g, variant, max_device_bytes,
-                                                                  opts)
+        return driver(dev, "streaming", "components_out_of_core")(
+            g, variant, max_device_bytes, opts
+        )
     if variant is None:
         variant = driver(dev, "components", "auto_variant")(g, opts)
         log.debug("algorithm=auto -> %s on %s", variant, dev)
     elif not variant.supported_on(dev):
         raise InvalidVariantError(
             f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
-            f"concomp.all_variants(device={dev!r}) or device='gpu'.")
-    return driver(dev, "components", "component_roots")(g if dev == g.device else g.to(dev),
-                                                        variant, opts)
+            f"concomp.all_variants(device={dev!r}) or device='gpu'."
+        )
+    return driver(dev, "components", "component_roots")(
+        g if dev == g.device else g.to(dev), variant, opts
+    )
 
 
 def canonical_labels(roots: Any) -> tuple[int, Any]:
@@ -71,9 +81,11 @@ def _device_of(a: Any) -> str:
 
 def _check_output_device(to_device: Any) -> None:
     if to_device is not None and to_device not in ("cpu", "gpu"):
-        raise InvalidGraphError(f"argument `output_device`: {to_device!r} is not valid; use "
-                                "'cpu', 'gpu' or None (where the input lives). Fix: pass one "
-                                "of those.")
+        raise InvalidGraphError(
+            f"argument `output_device`: {to_device!r} is not valid; use "
+            "'cpu', 'gpu' or None (where the input lives). Fix: pass one "
+            "of those."
+        )
 
 
 def _place(labels: Any, like: Graph | Any, to_device: str | None) -> Any:
@@ -150,8 +162,9 @@ def connected_components(
     """
     g = as_graph(graph, num_nodes, with_weights=False)
     _check_output_device(output_device)  # before the run, not after it
-    roots = component_roots(g, device=device, algorithm=algorithm,
-                            max_device_bytes=max_device_bytes, options=options)
+    roots = component_roots(
+        g, device=device, algorithm=algorithm, max_device_bytes=max_device_bytes, options=options
+    )
     dev = _device_of(roots)
     if canonical:
         count, labels = driver(dev, "components", "canonical_labels")(roots)

@@ -51,6 +51,8 @@ class InvalidOptionsError(ConcompError, ValueError):
 
 class EngineCapabilityError(ConcompError, NotImplementedError):
     """The chosen engine does not implement a capability; the message names it and the fix."""
+
+
 class InvalidStateError(ConcompError, ValueError):
     """A saved state file (``IncrementalConnectivity.save``) is unreadable or inconsistent;
     the message names the file and the field."""

@@ -73,9 +73,14 @@ class SpanningForest:
         return int(self.edge_ids.shape[0])
 
 
-def spanning_forest(graph: Any, *, device: str = "auto", algorithm: str | Variant = "auto",
-                    num_nodes: int | None = None,
-                    options: Options | None = None) -> SpanningForest:
+def spanning_forest(
+    graph: Any,
+    *,
+    device: str = "auto",
+    algorithm: str | Variant = "auto",
+    num_nodes: int | None = None,
+    options: Options | None = None,
+) -> SpanningForest:
     """A spanning forest of the undirected graph underlying ``graph``.
 
     Parameters
@@ -128,7 +133,8 @@ def spanning_forest(graph: Any, *, device: str = "auto", algorithm: str | Varian
     variant = forest_variant(g, algorithm, dev, opts)
     log.debug("spanning_forest: %s on %s, %r", variant, dev, g)
     ids, count = driver(dev, "forest", "spanning_forest_ids")(
-        g if g.device == dev else g.to(dev), variant, opts)
+        g if g.device == dev else g.to(dev), variant, opts
+    )
     return assemble(g, ids, count)
 
 
@@ -153,8 +159,9 @@ def forest_variant(g: Graph, algorithm: Any, dev: str, options: Options | None =
     if is_forest_variant(variant, dev):
         return variant
     finishes = _forest_finishes(dev)
-    root_based = (variant.finish in UNION_FIND
-                  or dev in FOREST_FAMILIES.get(str(variant.finish), frozenset()))
+    root_based = variant.finish in UNION_FIND or dev in FOREST_FAMILIES.get(
+        str(variant.finish), frozenset()
+    )
     if not root_based or variant.sampling == Sampling.STAGES:
         names = ", ".join(repr(f) for f in finishes)
         raise InvalidVariantError(
@@ -162,22 +169,26 @@ def forest_variant(g: Graph, algorithm: Any, dev: str, options: Options | None =
             f"of each root link, which on the {dev} engine only the finishes {names} do, and "
             "not under Stages sampling. Fix: pick a variant with one of those finishes and "
             "another sampler, e.g. 'kout-async-halve-csr' (all legal ones: "
-            f"concomp.all_variants(device={dev!r}) with finish in that list).")
+            f"concomp.all_variants(device={dev!r}) with finish in that list)."
+        )
     if not variant.supported_on(dev) or str(variant.finish) not in finishes:
         raise InvalidVariantError(
             f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
             f"concomp.all_variants(device={dev!r}) whose finish is one of "
-            f"{', '.join(map(repr, finishes))}.")
+            f"{', '.join(map(repr, finishes))}."
+        )
     raise InvalidVariantError(
         f"algorithm={str(variant)!r}: Rem's splicing run concurrently on the {dev} engine "
         "does not yield a spanning forest (it moves subtrees without a root link). Fix: use "
         f"'{variant.sampling}-{variant.finish}-halve-{variant.layout}' or "
-        "'...-split-...'" + (", or device='cpu'." if dev == "gpu" else "."))
+        "'...-split-...'" + (", or device='cpu'." if dev == "gpu" else ".")
+    )
 
 
 def assemble(g: Graph, ids: Any, count: int) -> SpanningForest:
     """Gather endpoints for ``ids`` on the graph's own device."""
     ids = (to_numpy(ids) if g.device == "cpu" else to_device(ids)).astype(np.int64, copy=False)
     src, dst = g.coo()
-    return SpanningForest(src=src[ids], dst=dst[ids], edge_ids=ids, num_nodes=g.num_nodes,
-                          num_components=count)
+    return SpanningForest(
+        src=src[ids], dst=dst[ids], edge_ids=ids, num_nodes=g.num_nodes, num_components=count
+    )

@@ -131,8 +131,9 @@ class Graph:
     ) -> Graph:
         """Validated graph from CSR arrays (NumPy or CuPy)."""
         n, indptr, indices, w = validate_csr(indptr, indices, num_nodes, weights=weights)
-        return cls(n, indptr=indptr, indices=indices, weights=w, directed=directed,
-                   symmetric=symmetric)
+        return cls(
+            n, indptr=indptr, indices=indices, weights=w, directed=directed, symmetric=symmetric
+        )
 
     # ------------------------------------------------------------------ facts
     @property
@@ -234,9 +235,16 @@ class Graph:
         def mv(a):
             return None if a is None else move(a)
 
-        g = Graph(self.num_nodes, src=mv(self._src), dst=mv(self._dst), indptr=mv(self._indptr),
-                  indices=mv(self._indices), weights=mv(self.weights), directed=self.directed,
-                  symmetric=self.symmetric)
+        g = Graph(
+            self.num_nodes,
+            src=mv(self._src),
+            dst=mv(self._dst),
+            indptr=mv(self._indptr),
+            indices=mv(self._indices),
+            weights=mv(self.weights),
+            directed=self.directed,
+            symmetric=self.symmetric,
+        )
         if self._coo_to_csr is not None:
             g._coo_to_csr = mv(self._coo_to_csr)
         return g

@@ -77,14 +77,21 @@ class MinimumSpanningForest:
         import scipy.sparse as sp
 
         n = self.num_nodes
-        a = sp.coo_array((to_numpy(self.weights), (to_numpy(self.src), to_numpy(self.dst))),
-                         shape=(n, n))
+        a = sp.coo_array(
+            (to_numpy(self.weights), (to_numpy(self.src), to_numpy(self.dst))), shape=(n, n)
+        )
         return a.tocsr()
 
 
-def minimum_spanning_forest(graph: Any, weights: Any = None, *, algorithm: str = "auto",
-                            maximum: bool = False, device: str = "auto",
-                            options: Options | None = None) -> MinimumSpanningForest:
+def minimum_spanning_forest(
+    graph: Any,
+    weights: Any = None,
+    *,
+    algorithm: str = "auto",
+    maximum: bool = False,
+    device: str = "auto",
+    options: Options | None = None,
+) -> MinimumSpanningForest:
     """Minimum (or maximum) spanning forest of an undirected weighted graph.
 
     Parameters
@@ -149,21 +156,24 @@ def minimum_spanning_forest(graph: Any, weights: Any = None, *, algorithm: str =
             raise InvalidVariantError(
                 "argument `algorithm`: 'kruskal' runs on the CPU only, but device='gpu' was "
                 "asked for; on the GPU use 'boruvka' or 'prim'. Fix: pass algorithm='auto' or "
-                "device='cpu'.")
+                "device='cpu'."
+            )
         log.debug("minimum_spanning_forest: 'kruskal' runs on the CPU only -> cpu")
         dev = "cpu"
     if algorithm == "auto":
         algorithm = "boruvka" if dev == "gpu" else "kruskal"
     log.debug("minimum_spanning_forest: algorithm=%s device=%s %r", algorithm, dev, g)
     ids = driver(dev, "msf", "minimum_spanning_forest_ids")(
-        g if g.device == dev else g.to(dev), algorithm, maximum, opts)
+        g if g.device == dev else g.to(dev), algorithm, maximum, opts
+    )
     return _forest(g, ids)
 
 
 def _check_algorithm(algorithm: Any) -> str:
     if not isinstance(algorithm, str) or algorithm.lower() not in ALGORITHMS:
-        raise InvalidVariantError(f"argument `algorithm`: {algorithm!r} is not valid; use one of "
-                                  f"{ALGORITHMS}.")
+        raise InvalidVariantError(
+            f"argument `algorithm`: {algorithm!r} is not valid; use one of {ALGORITHMS}."
+        )
     return algorithm.lower()
 
 
@@ -183,7 +193,7 @@ def exact_int_sum(w: Any) -> int:
         hi, lo = w >> 32, w & 0xFFFFFFFF
     total, step = 0, 1 << 31
     for a in range(0, w.shape[0], step):
-        total += (int(hi[a:a + step].sum()) << 32) + int(lo[a:a + step].sum())
+        total += (int(hi[a : a + step].sum()) << 32) + int(lo[a : a + step].sum())
     return total
 
 
@@ -198,5 +208,11 @@ def _forest(g: Graph, ids: Any) -> MinimumSpanningForest:
         total = w.sum(dtype=np.float64).item() if ids.shape[0] else 0.0
     else:
         total = exact_int_sum(w)
-    return MinimumSpanningForest(src=src[ids], dst=dst[ids], edge_ids=ids, weights=w,
-                          total_weight=total, num_nodes=g.num_nodes)
+    return MinimumSpanningForest(
+        src=src[ids],
+        dst=dst[ids],
+        edge_ids=ids,
+        weights=w,
+        total_weight=total,
+        num_nodes=g.num_nodes,
+    )

@@ -15,10 +15,11 @@ Examples
 >>> concomp.connected_components((np.array([0, 2]), np.array([1, 3])), device="cpu",
 ...                              options=opts)
 (2, array([0, 0, 1, 1], dtype=int32))
->>> Options(heavy_degree=0)
+>>> Options(heavy_degree=0)  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-concomp.errors.InvalidOptionsError: Options.heavy_degree=0 is not valid: it must be an int >= 1. Fix: pass a value >= 1 or leave the default (64).
+concomp.errors.InvalidOptionsError: Options.heavy_degree=0 is not valid: it must be an int >=
+1. Fix: pass a value >= 1 or leave the default (64).
 """
 
 from __future__ import annotations
@@ -124,10 +125,19 @@ class Options:
     msf_packed_keys: bool = True
 
     def __post_init__(self) -> None:
-        minimum = {"heavy_degree": 1, "bfs_alpha": 1, "kout_lower_scan": 1, "label_samples": 1,
-                   "one_side_above_bytes": 0, "auto_small_entries": 0, "int32_capacity": 1,
-                   "two_pass_above_bytes": 0, "stream_persistent_max": 0, "chunk_edges": 256,
-                   "int32_ids": 1}
+        minimum = {
+            "heavy_degree": 1,
+            "bfs_alpha": 1,
+            "kout_lower_scan": 1,
+            "label_samples": 1,
+            "one_side_above_bytes": 0,
+            "auto_small_entries": 0,
+            "int32_capacity": 1,
+            "two_pass_above_bytes": 0,
+            "stream_persistent_max": 0,
+            "chunk_edges": 256,
+            "int32_ids": 1,
+        }
         for f in fields(self):
             value = getattr(self, f.name)
             default = f.default
@@ -138,25 +148,31 @@ class Options:
                     raise InvalidOptionsError(
                         f"Options.{f.name}={value!r} is not valid: it must be an int >= "
                         f"{minimum[f.name]}{' or None' if default is None else ''}. Fix: pass "
-                        f"a value >= {minimum[f.name]} or leave the default ({default!r}).")
+                        f"a value >= {minimum[f.name]} or leave the default ({default!r})."
+                    )
             elif isinstance(default, bool):
                 if not isinstance(value, bool):
                     raise InvalidOptionsError(
-                        f"Options.{f.name}={value!r} is not valid: it must be True or False.")
+                        f"Options.{f.name}={value!r} is not valid: it must be True or False."
+                    )
         if self.index_dtype not in (None, "int32", "int64"):
             raise InvalidOptionsError(
                 f"Options.index_dtype={self.index_dtype!r} is not valid: use None, 'int32' or "
-                "'int64'.")
+                "'int64'."
+            )
         if self.two_pass not in ("auto", "always", "never"):
             raise InvalidOptionsError(
-                f"Options.two_pass={self.two_pass!r} is not valid: use 'auto', 'always' or "
-                "'never'.")
-        if (isinstance(self.two_pass_min_batch, bool)
-                or not isinstance(self.two_pass_min_batch, (int, float))
-                or not self.two_pass_min_batch >= 0):
+                f"Options.two_pass={self.two_pass!r} is not valid: use 'auto', 'always' or 'never'."
+            )
+        if (
+            isinstance(self.two_pass_min_batch, bool)
+            or not isinstance(self.two_pass_min_batch, (int, float))
+            or not self.two_pass_min_batch >= 0
+        ):
             raise InvalidOptionsError(
                 f"Options.two_pass_min_batch={self.two_pass_min_batch!r} is not valid: it must "
-                "be a number >= 0.")
+                "be a number >= 0."
+            )
 
     def with_(self, **changes: Any) -> Options:
         """A copy with ``changes`` applied (validated like the constructor)."""
@@ -174,5 +190,6 @@ def resolve_options(options: Options | None) -> Options:
     if not isinstance(options, Options):
         raise InvalidOptionsError(
             f"argument `options`: {options!r} is not a concomp.options.Options. Fix: pass "
-            "concomp.options.Options(...) or leave it out.")
+            "concomp.options.Options(...) or leave it out."
+        )
     return options

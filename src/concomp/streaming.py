@@ -131,10 +131,12 @@ def stream_components(
     >>> chunks = [(np.array([0, 1]), np.array([1, 2])), np.array([[4, 5]]), np.array([[6], [5]])]
     >>> stream_components(chunks, device="cpu")
     (3, array([0, 0, 0, 1, 2, 2, 2], dtype=int32))
-    >>> stream_components(iter([np.array([[0, 9]])]), num_nodes=4, device="cpu")
+    >>> chunks = iter([np.array([[0, 9]])])
+    >>> stream_components(chunks, num_nodes=4, device="cpu")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    concomp.errors.InvalidGraphError: chunk 0: argument `dst`: vertex id 9 at position 0 is >= num_nodes=4; ids must lie in [0, 4). Fix: pass num_nodes > 9 or remove the edge.
+    concomp.errors.InvalidGraphError: chunk 0: argument `dst`: vertex id 9 at position 0 is >=
+    num_nodes=4; ids must lie in [0, 4). Fix: pass num_nodes > 9 or remove the edge.
     >>> stream_components([], num_nodes=2, device="cpu", return_labels=False)
     2
     """
@@ -175,12 +177,14 @@ def streaming_variant(algorithm: Any, device: str) -> Variant:
             f"algorithm={str(v)!r} cannot stream: a stream unites each chunk's edges as they "
             "arrive, so it needs a union-find finish "
             f"({', '.join(row.name for row in UNION_RULES.values())}) with sampling 'none' and "
-            "layout 'coo'. Fix: pass e.g. 'none-async-halve-coo', 'rem' or 'auto'.")
+            "layout 'coo'. Fix: pass e.g. 'none-async-halve-coo', 'rem' or 'auto'."
+        )
     if v.finish.value not in rules:
         raise InvalidVariantError(
             f"algorithm={str(v)!r} is not implemented by the {device} engine; the {device} "
             f"engine streams with the finishes {', '.join(map(repr, rules))}. Fix: choose one of "
-            "those" + (", or device='gpu'." if device == "cpu" else "."))
+            "those" + (", or device='gpu'." if device == "cpu" else ".")
+        )
     return v
 
 
@@ -218,8 +222,10 @@ def _positive(name: str, value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidGraphError(f"argument `{name}`: expected a positive int, got {value!r}. "
-                                "Fix: pass a count >= 1 (or None for the default).")
+        raise InvalidGraphError(
+            f"argument `{name}`: expected a positive int, got {value!r}. "
+            "Fix: pass a count >= 1 (or None for the default)."
+        )
     return int(value)
 
 
@@ -250,7 +256,8 @@ def iter_edge_chunks(chunks: Any, split: int = GRAPH_PIECE_EDGES) -> Iterator[Ed
         raise InvalidGraphError(
             f"argument `chunks`: {type(chunks).__name__} is neither a chunk nor an iterable of "
             "chunks. Fix: pass e.g. a list of (src, dst) pairs, a Parquet path, a list of file "
-            "paths or a Graph.") from None
+            "paths or a Graph."
+        ) from None
     for i, item in enumerate(items):
         label = f"chunk {i}"
         if _is_path(item):
@@ -315,14 +322,17 @@ def _as_chunk(item: Any, label: str) -> EdgeChunk:
     raise InvalidGraphError(
         f"{label}: cannot read edges from {type(item).__name__} of shape {tuple(arr.shape)}; a "
         "chunk is a (src, dst) pair, an (m, 2) or (2, m) array, a data frame or pyarrow table, "
-        "a Graph or a file path. Fix: pass one of those.")
+        "a Graph or a file path. Fix: pass one of those."
+    )
 
 
 def _columns(table: Any, label: str) -> tuple[Any, Any]:
     cols = list(table.column_names if _is_arrow_table(table) else table.columns)
     if len(cols) < 2:
-        raise InvalidGraphError(f"{label}: a table needs source and target columns, got {cols}. "
-                                "Fix: name them src and dst.")
+        raise InvalidGraphError(
+            f"{label}: a table needs source and target columns, got {cols}. "
+            "Fix: name them src and dst."
+        )
     s = _pick(cols, None, _SRC_NAMES, "source", 0)
     t = _pick(cols, None, _DST_NAMES, "target", 1)
     get = table.column if _is_arrow_table(table) else table.__getitem__
@@ -365,8 +375,10 @@ def _parquet_chunks(name: str, label: str) -> Iterator[EdgeChunk]:
         raise GraphFormatError(f"{name}: not a readable Parquet file ({exc}).") from exc
     cols = pf.schema_arrow.names
     if len(cols) < 2:
-        raise GraphFormatError(f"{name}: Parquet columns {cols}: need src and dst columns. Fix: "
-                               "write columns src, dst[, weight].")
+        raise GraphFormatError(
+            f"{name}: Parquet columns {cols}: need src and dst columns. Fix: "
+            "write columns src, dst[, weight]."
+        )
     s = _pick(cols, None, _SRC_NAMES, "source", 0)
     t = _pick(cols, None, _DST_NAMES, "target", 1)
     meta = pf.schema_arrow.metadata or {}
@@ -375,8 +387,12 @@ def _parquet_chunks(name: str, label: str) -> Iterator[EdgeChunk]:
         yield EdgeChunk(f"{label} ({name!r})", np.zeros(0, np.int64), np.zeros(0, np.int64), n)
     for g in range(pf.num_row_groups):
         table = pf.read_row_group(g, columns=[s, t])
-        yield EdgeChunk(f"{label} ({name!r}, row group {g})", _column_values(table.column(s)),
-                        _column_values(table.column(t)), n)
+        yield EdgeChunk(
+            f"{label} ({name!r}, row group {g})",
+            _column_values(table.column(s)),
+            _column_values(table.column(t)),
+            n,
+        )
 
 
 # ----------------------------------------------------------------------------- validation
@@ -384,8 +400,10 @@ def _array(a: Any, label: str, name: str) -> np.ndarray:
     try:
         return np.asarray(a)
     except Exception as exc:  # ragged lists and other odd objects
-        raise InvalidGraphError(f"{label}: argument `{name}`: cannot convert {type(a).__name__} "
-                                f"to an array ({exc}). Fix: pass 1-D integer arrays.") from exc
+        raise InvalidGraphError(
+            f"{label}: argument `{name}`: cannot convert {type(a).__name__} "
+            f"to an array ({exc}). Fix: pass 1-D integer arrays."
+        ) from exc
 
 
 def _ids(a: Any, name: str, label: str) -> Any:
@@ -408,17 +426,22 @@ def chunk_ids(chunk: EdgeChunk) -> tuple[Any, Any]:
     """Validated ``(src, dst)`` of a chunk: 1-D integer arrays of one length, one device."""
     src, dst = _ids(chunk.src, "src", chunk.label), _ids(chunk.dst, "dst", chunk.label)
     if src.shape[0] != dst.shape[0]:
-        raise InvalidGraphError(f"{chunk.label}: `src` and `dst` differ in length "
-                                f"({src.shape[0]} vs {dst.shape[0]}). Fix: pass one source and "
-                                "one target per edge.")
+        raise InvalidGraphError(
+            f"{chunk.label}: `src` and `dst` differ in length "
+            f"({src.shape[0]} vs {dst.shape[0]}). Fix: pass one source and "
+            "one target per edge."
+        )
     if is_cupy_array(src) != is_cupy_array(dst):
-        raise InvalidGraphError(f"{chunk.label}: `src` and `dst` live on different devices (one "
-                                "NumPy, one CuPy). Fix: move both to the same device.")
+        raise InvalidGraphError(
+            f"{chunk.label}: `src` and `dst` live on different devices (one "
+            "NumPy, one CuPy). Fix: move both to the same device."
+        )
     return src, dst
 
 
-def range_check(chunk: EdgeChunk, src: Any, dst: Any,
-                num_nodes: int | None) -> Callable[[int, int], None]:
+def range_check(
+    chunk: EdgeChunk, src: Any, dst: Any, num_nodes: int | None
+) -> Callable[[int, int], None]:
     """``check(lo, hi)`` for the engines: raise, naming chunk and position, for bad ids.
 
     The engines find each piece's id range in the pass that stages it; only a
@@ -433,8 +456,10 @@ def range_check(chunk: EdgeChunk, src: Any, dst: Any,
                 check_ids(a, name, num_nodes)
             except InvalidGraphError as exc:
                 raise InvalidGraphError(f"{chunk.label}: {exc}") from None
-        raise InvalidGraphError(f"{chunk.label}: vertex ids span [{lo}, {hi}], outside [0, "
-                                f"{num_nodes}). Fix: pass a larger num_nodes or drop those edges.")
+        raise InvalidGraphError(
+            f"{chunk.label}: vertex ids span [{lo}, {hi}], outside [0, "
+            f"{num_nodes}). Fix: pass a larger num_nodes or drop those edges."
+        )
 
     return check
 

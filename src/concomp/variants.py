@@ -120,8 +120,14 @@ COMPRESS_RULES: dict[Finish, tuple[str, ...]] = {
     # either update: without it a vertex only ever hears from its own neighbours,
     # so labels stop at local minima (path 0-2-1: vertex 1 keeps label 1). The
     # other 20 combinations converge (checked against SciPy, sampled or not).
-    Finish.LT: tuple(c + u + sc + a for c in "cpe" for u in "ur" for sc in "sf" for a in ("a", "")
-                     if not (c == "c" and a == "")),
+    Finish.LT: tuple(
+        c + u + sc + a
+        for c in "cpe"
+        for u in "ur"
+        for sc in "sf"
+        for a in ("a", "")
+        if not (c == "c" and a == "")
+    ),
     Finish.STERGIOU: ("min",),
     Finish.LP: ("min",),
     Finish.ECL: ("jump",),
@@ -154,7 +160,8 @@ LAYOUTS: dict[Finish, tuple[Layout, ...]] = {
 GCONN_SAMPLERS = (Sampling.NONE, Sampling.KOUT, Sampling.KOUT_RANDOM, Sampling.HB, Sampling.BFS)
 #: ... and concomp's k-out over lower neighbours, which combines with the same finishes.
 SAMPLERS: dict[Finish, tuple[Sampling, ...]] = {
-    f: GCONN_SAMPLERS + (Sampling.KOUT_LOWER,) for f in Finish}
+    f: GCONN_SAMPLERS + (Sampling.KOUT_LOWER,) for f in Finish
+}
 # Stages is Cong & Muzio's meta algorithm: it wraps their CC / CC-updt, SV, and the
 # root-based union-find rules, one permuted edge group at a time.
 for _f in (Finish.SV, Finish.ASYNC, Finish.REM_CAS):
@@ -174,6 +181,7 @@ DEFAULT_K: dict[Sampling, int | None] = {
     Sampling.BFS: None,
     Sampling.STAGES: 1,
 }
+
 
 def _static_rules(engine: str) -> set[Finish]:
     return {Finish(row.name) for row in union_rules_for(engine, "static")}
@@ -213,7 +221,9 @@ def _check(value: object, legal: tuple, axis: str, finish: Finish) -> None:
     if value not in legal:
         raise InvalidVariantError(
             f"{axis}={str(value)!r} is not valid with finish={finish.value!r}; legal choices: "
-            + ", ".join(repr(str(x)) for x in legal) + ".")
+            + ", ".join(repr(str(x)) for x in legal)
+            + "."
+        )
 
 
 @dataclass(frozen=True, order=True)
@@ -239,10 +249,11 @@ class Variant:
     'kout-async-halve-csr'
     >>> Variant.parse("kout3-rem_cas-splice-coo").k
     3
-    >>> Variant("none", "jtb", "halve", "csr")
+    >>> Variant("none", "jtb", "halve", "csr")  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
     ...
-    concomp.errors.InvalidVariantError: compress='halve' is not valid with finish='jtb'; legal choices: 'naive', 'split'.
+    concomp.errors.InvalidVariantError: compress='halve' is not valid with finish='jtb'; legal
+    choices: 'naive', 'split'.
     """
 
     sampling: Sampling = Sampling.KOUT
@@ -261,13 +272,20 @@ class Variant:
         _check(s, SAMPLERS[f], "sampling", f)
         k = self.k if self.k is not None else DEFAULT_K[s]
         if DEFAULT_K[s] is None and self.k is not None:
-            raise InvalidVariantError(f"k={self.k} given but sampling={s.value!r} takes no k; "
-                                      "only 'kout', 'koutr', 'koutl', 'hb' and 'stages' do.")
+            raise InvalidVariantError(
+                f"k={self.k} given but sampling={s.value!r} takes no k; "
+                "only 'kout', 'koutr', 'koutl', 'hb' and 'stages' do."
+            )
         if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
             raise InvalidVariantError(f"k={k!r} must be a positive int.")
         c = Compress(c) if f in UNION_FIND else c
-        for name, val in (("sampling", s), ("finish", f), ("compress", c), ("layout", lay),
-                          ("k", k)):
+        for name, val in (
+            ("sampling", s),
+            ("finish", f),
+            ("compress", c),
+            ("layout", lay),
+            ("k", k),
+        ):
             object.__setattr__(self, name, val)
 
     def __str__(self) -> str:
@@ -292,7 +310,8 @@ class Variant:
             raise InvalidVariantError(
                 f"algorithm={text!r} is neither a preset ({', '.join(sorted(PRESETS))}) nor a "
                 "variant string 'SAMPLING[k]-FINISH-COMPRESS-LAYOUT' such as "
-                "'kout-async-halve-csr'.")
+                "'kout-async-halve-csr'."
+            )
         k = int(m["k"]) if m["k"] else None
         return cls(m["s"], m["f"], m["c"], m["l"], k)
 
@@ -300,8 +319,11 @@ class Variant:
         """Whether the engine of ``device`` ("cpu" or "gpu") implements this variant."""
         if device == "gpu":
             return self.finish in GPU_FINISHES and self.sampling in GPU_SAMPLINGS
-        return (self.sampling in CPU_SUPPORT["sampling"] and self.finish in CPU_SUPPORT["finish"]
-                and self.layout in CPU_SUPPORT["layout"])
+        return (
+            self.sampling in CPU_SUPPORT["sampling"]
+            and self.finish in CPU_SUPPORT["finish"]
+            and self.layout in CPU_SUPPORT["layout"]
+        )
 
 
 def all_variants(device: str = "gpu") -> list[Variant]:
@@ -358,6 +380,8 @@ def resolve_variant(algorithm: object) -> Variant | None:
     if isinstance(algorithm, Variant):
         return algorithm
     if not isinstance(algorithm, str):
-        raise InvalidVariantError(f"algorithm={algorithm!r} must be 'auto', a preset name or a "
-                                  "variant string such as 'kout-async-halve-csr'.")
+        raise InvalidVariantError(
+            f"algorithm={algorithm!r} must be 'auto', a preset name or a "
+            "variant string such as 'kout-async-halve-csr'."
+        )
     return Variant.parse(algorithm)

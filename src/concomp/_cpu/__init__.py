@@ -6,6 +6,7 @@ named, with the reason, in :data:`UNSUPPORTED`.
 
 #: Contract names (``"module.name"``) this engine does not implement, with the reason.
 UNSUPPORTED = {
-    "streaming.components_out_of_core":
-        "the CPU engine holds a host graph as it is; nothing needs streaming through a device",
+    "streaming.components_out_of_core": (
+        "the CPU engine holds a host graph as it is; nothing needs streaming through a device"
+    ),
 }

@@ -170,8 +170,15 @@ def _compute_atomic_free(nstat, indptr, indices):
 
 
 # ------------------------------------------------------------------ drivers
-def ecl_roots(indptr: np.ndarray, indices: np.ndarray, *, parallel: bool,
-              labels: np.ndarray | None = None, lmax: int = -1, k0: int = 0) -> np.ndarray:
+def ecl_roots(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    *,
+    parallel: bool,
+    labels: np.ndarray | None = None,
+    lmax: int = -1,
+    k0: int = 0,
+) -> np.ndarray:
     """Minimum-vertex roots by ECL-CC over a symmetric CSR (all arrays one int dtype).
 
     ``labels`` (with ``lmax`` and ``k0``) replaces the init step by a sampler's

@@ -97,8 +97,9 @@ def _ecl_variant_roots(graph: Graph, variant: Variant, options: Options) -> np.n
         p = np.arange(n, dtype=dt)
         k0 = sample(p, indptr, indices, variant, unite_for(Finish.ASYNC, "halve"), options)
         flatten(p)
-        return ecl_roots(indptr, indices, parallel=parallel, labels=p,
-                         lmax=most_frequent_root(p, options), k0=k0)
+        return ecl_roots(
+            indptr, indices, parallel=parallel, labels=p, lmax=most_frequent_root(p, options), k0=k0
+        )
     return ecl_roots(indptr, indices, parallel=parallel)
 
 
@@ -115,4 +116,5 @@ def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndar
         return rem_cas_roots(graph, options)
     raise InvalidVariantError(
         f"algorithm={str(variant)!r} is not implemented by the cpu engine; choose one of "
-        "concomp.all_variants(device='cpu') or device='gpu'.")
+        "concomp.all_variants(device='cpu') or device='gpu'."
+    )

@@ -38,8 +38,9 @@ def records_forest(variant: Variant) -> bool:
         return False
     finish = str(variant.finish)
     if finish in _rules.UNION_RULES:
-        return _rules.union_rule(finish).records_forest("cpu", str(variant.compress),
-                                                        concurrent=False)
+        return _rules.union_rule(finish).records_forest(
+            "cpu", str(variant.compress), concurrent=False
+        )
     return "cpu" in _rules.FOREST_FAMILIES.get(finish, ())
 
 
@@ -98,8 +99,7 @@ def _csr_forest(p, hook, indptr, indices, eids, k, unite, lmax):
                 hook[root] = eids[j]
 
 
-def spanning_forest_ids(graph: Graph, variant: Variant,
-                        options: Options) -> tuple[np.ndarray, int]:
+def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tuple[np.ndarray, int]:
     """Ascending input edge ids of a spanning forest, and the number of components."""
     n = graph.num_nodes
     p = np.arange(n, dtype=state_dtype(graph, options))
@@ -118,8 +118,9 @@ def spanning_forest_ids(graph: Graph, variant: Variant,
         indptr, indices, eids = graph.undirected_csr()
         k0 = variant.k
         if variant.sampling == Sampling.KOUT_LOWER:
-            _kout_lower_forest(p, hook, indptr, indices, eids, variant.k, unite,
-                               options.kout_lower_scan)
+            _kout_lower_forest(
+                p, hook, indptr, indices, eids, variant.k, unite, options.kout_lower_scan
+            )
             k0 = 0  # the sampled edges are not a prefix of the rows
         else:
             for r in range(variant.k):

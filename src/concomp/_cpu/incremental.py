@@ -56,8 +56,9 @@ def _stream(p, ops, u, v, mixed, result, hs, hd, hb, hp, first, size, unite):
     for k in range((m + size - 1) // size):
         lo = k * size
         hi = min(lo + size, m)
-        links += _insert_range(p, ops, u, v, mixed, result, hs, hd, hb, hp, lo, hi, first + k,
-                               unite)
+        links += _insert_range(
+            p, ops, u, v, mixed, result, hs, hd, hb, hp, lo, hi, first + k, unite
+        )
         if mixed:
             _query_range(p, ops, u, v, mixed, result, lo, hi)
     return links
@@ -88,30 +89,55 @@ class IncrementalEngine(ArrayState):
         bad = 0 if ops is None else int(np.count_nonzero((ops != 0) & (ops != 1)))
         return neg, hi, bad
 
-    def run(self, kind: str, ops: Any, u: np.ndarray, v: np.ndarray,
-            batch: int) -> np.ndarray:
+    def run(self, kind: str, ops: Any, u: np.ndarray, v: np.ndarray, batch: int) -> np.ndarray:
         """Apply one batch: ``kind`` is "insert", "query" or "mixed" (inserts, then queries)."""
         m = u.shape[0]
         result = np.zeros(m, dtype=bool)
         mixed = kind == "mixed"
         o = ops if mixed else self._no_ops
         if kind != "query":
-            self.links += _insert_range(self.parents, o, u, v, mixed, result, self.hook_src,
-                                        self.hook_dst, self.hook_batch, self.hook_pos, 0, m,
-                                        np.int64(batch), self.unite)
+            self.links += _insert_range(
+                self.parents,
+                o,
+                u,
+                v,
+                mixed,
+                result,
+                self.hook_src,
+                self.hook_dst,
+                self.hook_batch,
+                self.hook_pos,
+                0,
+                m,
+                np.int64(batch),
+                self.unite,
+            )
         if kind != "insert":
             _query_range(self.parents, o, u, v, mixed, result, 0, m)
         return result
 
-    def run_stream(self, kind: str, ops: Any, u: np.ndarray, v: np.ndarray, first: int,
-                   size: int) -> np.ndarray:
+    def run_stream(
+        self, kind: str, ops: Any, u: np.ndarray, v: np.ndarray, first: int, size: int
+    ) -> np.ndarray:
         """Apply consecutive batches of ``size`` entries (ids ``first``, ...) of a validated
         stream; ``kind`` is "insert" or "mixed"."""
         result = np.zeros(u.shape[0], dtype=bool)
         mixed = kind == "mixed"
-        self.links += _stream(self.parents, ops if mixed else self._no_ops, u, v, mixed, result,
-                              self.hook_src, self.hook_dst, self.hook_batch, self.hook_pos,
-                              np.int64(first), np.int64(size), self.unite)
+        self.links += _stream(
+            self.parents,
+            ops if mixed else self._no_ops,
+            u,
+            v,
+            mixed,
+            result,
+            self.hook_src,
+            self.hook_dst,
+            self.hook_batch,
+            self.hook_pos,
+            np.int64(first),
+            np.int64(size),
+            self.unite,
+        )
         return result
 
     def find(self, v: np.ndarray) -> np.ndarray:

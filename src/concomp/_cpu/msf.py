@@ -38,15 +38,22 @@ from .msf_boruvka import boruvka
 from .msf_kruskal import kruskal, kruskal_by_position
 from .msf_prim import prim
 
-__all__ = ["boruvka", "kruskal", "kruskal_by_position", "minimum_spanning_forest_ids", "prim",
-           "weight_keys"]
+__all__ = [
+    "boruvka",
+    "kruskal",
+    "kruskal_by_position",
+    "minimum_spanning_forest_ids",
+    "prim",
+    "weight_keys",
+]
 
 _SIGN = np.uint64(1 << 63)
 _EXACT_INT = float(2**53)
 
 
-def minimum_spanning_forest_ids(graph: Graph, algorithm: str, maximum: bool,
-                                options: Options) -> np.ndarray:
+def minimum_spanning_forest_ids(
+    graph: Graph, algorithm: str, maximum: bool, options: Options
+) -> np.ndarray:
     """Ascending input edge ids of the minimum (``maximum``: maximum) spanning forest of a
     host graph, by ``algorithm`` ("boruvka", "prim" or "kruskal"), under the tie rule
     ``(weight, min(u, v), max(u, v), edge id)``."""
@@ -58,8 +65,9 @@ def minimum_spanning_forest_ids(graph: Graph, algorithm: str, maximum: bool,
     return run(src, dst, key, graph.num_nodes)
 
 
-def msf_ids_by_position(src: np.ndarray, dst: np.ndarray, weights: np.ndarray,
-                        n: int) -> np.ndarray:
+def msf_ids_by_position(
+    src: np.ndarray, dst: np.ndarray, weights: np.ndarray, n: int
+) -> np.ndarray:
     """Ascending positions of the minimum spanning forest of the edges ``(src, dst)``
     under SciPy's tie rule (weight, then position): ``concomp.csgraph``'s order."""
     return kruskal_by_position(weight_keys(weights, weights.shape[0]), src, dst, n)

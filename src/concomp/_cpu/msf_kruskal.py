@@ -42,8 +42,9 @@ def kruskal(src: np.ndarray, dst: np.ndarray, key: np.ndarray, n: int) -> np.nda
     if span == low:
         bands = [(words, None)]
     else:
-        words, eids, starts = _partition(words, band, 1 << (span - low), nb.get_num_threads(),
-                                         _id_like(words))
+        words, eids, starts = _partition(
+            words, band, 1 << (span - low), nb.get_num_threads(), _id_like(words)
+        )
         bands = [(words[a:z], eids[a:z]) for a, z in itertools.pairwise(starts) if z > a]
     found = []
     for band_words, band_ids in bands:
@@ -68,8 +69,7 @@ def _id_like(a: np.ndarray) -> np.ndarray:
     return np.zeros(0, dtype=np.int32 if a.shape[0] < 2**31 else np.int64)
 
 
-def kruskal_by_position(key: np.ndarray, src: np.ndarray, dst: np.ndarray,
-                        n: int) -> np.ndarray:
+def kruskal_by_position(key: np.ndarray, src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray:
     """Kruskal with ties broken by position alone: SciPy's csgraph rule.
 
     Returns the chosen positions, ascending. ``(key, position)`` packs into one
@@ -146,8 +146,9 @@ def _ids_of_words(packed: np.ndarray, chosen: np.ndarray, bits: int) -> np.ndarr
     """
     bucket_bits = min(10, bits)
     shift = np.uint64(bits - bucket_bits)
-    words, eids, starts = _partition(packed, packed >> shift, 1 << bucket_bits,
-                                     nb.get_num_threads(), _id_like(packed))
+    words, eids, starts = _partition(
+        packed, packed >> shift, 1 << bucket_bits, nb.get_num_threads(), _id_like(packed)
+    )
     cuts = np.searchsorted(chosen, np.arange((1 << bucket_bits) + 1, dtype=np.uint64) << shift)
     cuts[-1] = chosen.shape[0]
     ids = np.full(chosen.shape[0], -1, dtype=np.int64)
@@ -158,7 +159,8 @@ def _ids_of_words(packed: np.ndarray, chosen: np.ndarray, bits: int) -> np.ndarr
 @serialized
 @nb.njit(parallel=True, cache=True)
 def _partition(packed, bucket, buckets, workers, id_like):
-    """Stable parallel counting sort of ``(word, position)`` by ``bucket`` (ids typed as id_like)."""
+    """Stable parallel counting sort of ``(word, position)`` by ``bucket`` (ids typed as
+    ``id_like``)."""
     m = packed.shape[0]
     counts = np.zeros((workers, buckets), dtype=np.int64)
     for w in prange(workers):

@@ -11,8 +11,13 @@ import numpy as np
 from .msf_common import _pairs
 
 
-def prim(src: np.ndarray, dst: np.ndarray, key: np.ndarray, n: int,
-         csr: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+def prim(
+    src: np.ndarray,
+    dst: np.ndarray,
+    key: np.ndarray,
+    n: int,
+    csr: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
     """Prim's algorithm with a binary heap (lazy deletion), one tree per component.
 
     ``csr`` is the symmetric adjacency ``(indptr, indices, edge_ids)`` without

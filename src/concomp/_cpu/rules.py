@@ -212,5 +212,7 @@ def unite_for(finish: object, compress: object):
     try:
         return _unites()[key]
     except KeyError:
-        raise KeyError(f"the CPU engine has no union rule {key[0]!r} with find rule "
-                       f"{key[1]!r}; see concomp._rules.union_rules_for('cpu')") from None
+        raise KeyError(
+            f"the CPU engine has no union rule {key[0]!r} with find rule "
+            f"{key[1]!r}; see concomp._rules.union_rules_for('cpu')"
+        ) from None

@@ -48,9 +48,16 @@ class Streamer:
         both directions of an edge gives the same components.
     """
 
-    def __init__(self, num_nodes: int | None, variant: Variant, options: Options, *,
-                 max_device_bytes: int | None = None, index_dtype: Any = None,
-                 one_way: bool = False) -> None:
+    def __init__(
+        self,
+        num_nodes: int | None,
+        variant: Variant,
+        options: Options,
+        *,
+        max_device_bytes: int | None = None,
+        index_dtype: Any = None,
+        one_way: bool = False,
+    ) -> None:
         self.fixed = num_nodes is not None
         self.n = int(num_nodes or 0)
         self.int32_ids = min(options.int32_ids, INT32_IDS)
@@ -78,8 +85,7 @@ class Streamer:
         self.ensure_nodes(hi + 1)
         # one label type, contiguous: the union loop compiles for two signatures only
         dt = self.p.dtype
-        coo_union(self.p, np.ascontiguousarray(src, dt), np.ascontiguousarray(dst, dt),
-                  self.unite)
+        coo_union(self.p, np.ascontiguousarray(src, dt), np.ascontiguousarray(dst, dt), self.unite)
         self.chunks += 1
         self.edges += int(src.shape[0])
 
@@ -106,8 +112,9 @@ def fits_in_memory(graph: Graph, max_device_bytes: int | None, options: Options)
     return True
 
 
-def stream_labels(roots: np.ndarray, max_device_bytes: int | None,
-                  to_host: bool) -> tuple[int, np.ndarray]:
+def stream_labels(
+    roots: np.ndarray, max_device_bytes: int | None, to_host: bool
+) -> tuple[int, np.ndarray]:
     """``(count, canonical labels)`` of a stream's roots (host labels; no budget applies)."""
     return canonical_labels(roots)
 

@@ -18,8 +18,18 @@ from ..graph import Graph
 from ..options import Options
 from ..variants import Sampling, Variant
 
-__all__ = ["coo_union", "coo_union_skip", "csr_finish", "csr_finish_any", "flatten", "kout_lower", "kout_round",
-           "most_frequent_root", "sample", "state_dtype"]
+__all__ = [
+    "coo_union",
+    "coo_union_skip",
+    "csr_finish",
+    "csr_finish_any",
+    "flatten",
+    "kout_lower",
+    "kout_round",
+    "most_frequent_root",
+    "sample",
+    "state_dtype",
+]
 
 _INT32_MAX = np.iinfo(np.int32).max
 

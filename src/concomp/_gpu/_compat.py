@@ -10,8 +10,14 @@ from ..errors import DeviceMemoryError, DeviceUnavailableError
 
 log = logging.getLogger("concomp.gpu")
 
-__all__ = ["cupy_module", "cupy_or_raise", "cupyx_module", "device_info", "gpu_status",
-           "out_of_memory_guard"]
+__all__ = [
+    "cupy_module",
+    "cupy_or_raise",
+    "cupyx_module",
+    "device_info",
+    "gpu_status",
+    "out_of_memory_guard",
+]
 
 
 @functools.lru_cache(maxsize=1)
@@ -22,8 +28,10 @@ def gpu_status() -> tuple[bool, str]:
     try:
         import cupy
     except Exception as exc:  # ImportError, or a broken CUDA install raising on import
-        return False, (f"CuPy is not importable ({type(exc).__name__}: {exc}); install "
-                       "concomp[gpu] (CUDA 12/13 driver) or concomp[gpu-cuda13]")
+        return False, (
+            f"CuPy is not importable ({type(exc).__name__}: {exc}); install "
+            "concomp[gpu] (CUDA 12/13 driver) or concomp[gpu-cuda13]"
+        )
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:
@@ -37,8 +45,10 @@ def cupy_or_raise():
     """Return the ``cupy`` module, or raise :class:`DeviceUnavailableError` with the reason."""
     ok, reason = gpu_status()
     if not ok:
-        raise DeviceUnavailableError(f"device='gpu' cannot run here: {reason}. Fix: use "
-                                     "device='cpu' or 'auto', or install a CUDA GPU stack.")
+        raise DeviceUnavailableError(
+            f"device='gpu' cannot run here: {reason}. Fix: use "
+            "device='cpu' or 'auto', or install a CUDA GPU stack."
+        )
     import cupy
 
     return cupy

@@ -37,7 +37,7 @@ def _inline(filename: str, seen: set[str]) -> list[str]:
         if s == "#pragma once":
             continue
         if s.startswith('#include "') and s.endswith('"'):
-            header = s[len('#include "'):-1]
+            header = s[len('#include "') : -1]
             if header not in seen:
                 seen.add(header)
                 out.extend(_inline(header, seen))
@@ -51,8 +51,9 @@ def get_module(filename: str, names: tuple[str, ...], device_id: int):
     cupy = cupy_module()
 
     with cupy.cuda.Device(device_id):
-        mod = cupy.RawModule(code=source_text(filename), options=NVRTC_OPTIONS,
-                             name_expressions=list(names))
+        mod = cupy.RawModule(
+            code=source_text(filename), options=NVRTC_OPTIONS, name_expressions=list(names)
+        )
         mod.compile()
     return mod
 

@@ -65,12 +65,19 @@ class _Plan:
 def _plan_key(variant: Variant, record: bool, options: Options, dtype: np.dtype) -> tuple:
     """What a captured run depends on: the variant, the index type, recording, and
     every option that changes which kernels or arguments the capture holds."""
-    return (variant, dtype.str, record, options.heavy_degree, options.kout_lower_scan,
-            options.one_side_above_bytes)
+    return (
+        variant,
+        dtype.str,
+        record,
+        options.heavy_degree,
+        options.kout_lower_scan,
+        options.one_side_above_bytes,
+    )
 
 
-def run_variant(g: Graph, variant: Variant, options: Options, record: bool = False,
-                profile: list | None = None):
+def run_variant(
+    g: Graph, variant: Variant, options: Options, record: bool = False, profile: list | None = None
+):
     """Run ``variant`` on a device graph; return ``(roots, hook_edge or None)``.
 
     ``options.index_dtype`` forces int64 kernels on a small graph (tests use it);

@@ -40,11 +40,14 @@ def run_family(g: Graph, variant: Variant, options: Options, record: bool = Fals
     ``record`` asks for the spanning-forest version, which only the families that
     the registry lists in :data:`concomp._rules.FOREST_FAMILIES` for the GPU have.
     """
-    if record and ("gpu" not in FOREST_FAMILIES.get(str(variant.finish), ())
-                   or variant.sampling == Sampling.STAGES):
+    if record and (
+        "gpu" not in FOREST_FAMILIES.get(str(variant.finish), ())
+        or variant.sampling == Sampling.STAGES
+    ):
         raise InvalidVariantError(
             f"algorithm={str(variant)!r} cannot record a spanning forest on the GPU; use "
-            "'soman' or a union-find variant such as 'kout-async-halve-csr'.")
+            "'soman' or a union-find variant such as 'kout-async-halve-csr'."
+        )
     ctx = Ctx(g, variant, options)
     n = ctx.n
     if n == 0:
@@ -61,8 +64,11 @@ def run_family(g: Graph, variant: Variant, options: Options, record: bool = Fals
             return families_csr.bfs_cc(ctx), None
         labels = Labels(ctx)
         finish = {
-            Finish.SV: (families_csr.shiloach_vishkin if variant.layout == Layout.CSR
-                        else families_edges.shiloach_vishkin),
+            Finish.SV: (
+                families_csr.shiloach_vishkin
+                if variant.layout == Layout.CSR
+                else families_edges.shiloach_vishkin
+            ),
             Finish.LT: families_edges.liu_tarjan,
             Finish.STERGIOU: families_edges.stergiou,
             Finish.LP: families_csr.label_propagation,

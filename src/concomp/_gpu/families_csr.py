@@ -26,11 +26,26 @@ class _CSRPass:
         ctx, lab = self.ctx, self.labels
         k0, use = np.int32(lab.k0), np.int32(lab.use)
         self.queue_len.fill(0)
-        ctx.launch(f"light_{self.op}", ctx.n, P, self.indptr, self.indices, ctx.I(ctx.n), k0,
-                   lab.lmax, use, ctx.I(ctx.options.heavy_degree), self.queue, self.queue_len,
-                   ctx.flag)
-        getattr(ctx.k, f"heavy_{self.op}")(ctx.blocks, (BLOCK,), (
-            P, self.indptr, self.indices, k0, use, self.queue, self.queue_len, ctx.flag))
+        ctx.launch(
+            f"light_{self.op}",
+            ctx.n,
+            P,
+            self.indptr,
+            self.indices,
+            ctx.I(ctx.n),
+            k0,
+            lab.lmax,
+            use,
+            ctx.I(ctx.options.heavy_degree),
+            self.queue,
+            self.queue_len,
+            ctx.flag,
+        )
+        getattr(ctx.k, f"heavy_{self.op}")(
+            ctx.blocks,
+            (BLOCK,),
+            (P, self.indptr, self.indices, k0, use, self.queue, self.queue_len, ctx.flag),
+        )
 
 
 def shiloach_vishkin(ctx: Ctx, labels: Labels):
@@ -42,7 +57,7 @@ def shiloach_vishkin(ctx: Ctx, labels: Labels):
         hook(P)
         ctx.shortcut_full(P, ctx.scratch)
         if not ctx.changed():
-            return P[:ctx.n]
+            return P[: ctx.n]
 
 
 def afforest(ctx: Ctx, labels: Labels):
@@ -50,7 +65,7 @@ def afforest(ctx: Ctx, labels: Labels):
     P = labels.P
     _CSRPass(ctx, labels, "AfforestLink")(P)
     ctx.shortcut_full(P, ctx.scratch)
-    return P[:ctx.n]
+    return P[: ctx.n]
 
 
 def ecl(ctx: Ctx, labels: Labels):
@@ -76,9 +91,24 @@ def ecl(ctx: Ctx, labels: Labels):
     first = True
     while True:
         ctx.clear()
-        ctx.launch(f"ecl_compute1_{flag}", n, nstat, indptr, indices, I(n), k0, labels.lmax, use,
-                   wl, top, pos, np.int32(first), I(ECL_WARP_DEGREE), I(ECL_BLOCK_DEGREE),
-                   ctx.flag)
+        ctx.launch(
+            f"ecl_compute1_{flag}",
+            n,
+            nstat,
+            indptr,
+            indices,
+            I(n),
+            k0,
+            labels.lmax,
+            use,
+            wl,
+            top,
+            pos,
+            np.int32(first),
+            I(ECL_WARP_DEGREE),
+            I(ECL_BLOCK_DEGREE),
+            ctx.flag,
+        )
         compute2(ctx.blocks, (BLOCK,), (nstat, indptr, indices, k0, use, wl, top, ctx.flag))
         compute3(ctx.blocks, (BLOCK,), (nstat, indptr, indices, I(n), k0, use, wl, pos, ctx.flag))
         first = False
@@ -109,10 +139,27 @@ def label_propagation(ctx: Ctx, labels: Labels):
     while size > 0:
         nxt_len.fill(0)
         heavy_len.fill(0)
-        ctx.launch("lp_light", size, lab, indptr, indices, cur, cur_len, nxt, nxt_len, stamp,
-                   np.int32(rnd), I(ctx.options.heavy_degree), heavy, heavy_len)
-        ctx.k.lp_heavy(ctx.blocks, (BLOCK,), (lab, indptr, indices, heavy, heavy_len, nxt, nxt_len,
-                                              stamp, np.int32(rnd)))
+        ctx.launch(
+            "lp_light",
+            size,
+            lab,
+            indptr,
+            indices,
+            cur,
+            cur_len,
+            nxt,
+            nxt_len,
+            stamp,
+            np.int32(rnd),
+            I(ctx.options.heavy_degree),
+            heavy,
+            heavy_len,
+        )
+        ctx.k.lp_heavy(
+            ctx.blocks,
+            (BLOCK,),
+            (lab, indptr, indices, heavy, heavy_len, nxt, nxt_len, stamp, np.int32(rnd)),
+        )
         cur, nxt, cur_len, nxt_len = nxt, cur, nxt_len, cur_len
         size = int(cur_len[0])
         rnd += 1
@@ -158,8 +205,9 @@ def _bfs(ctx: Ctx, comp, indptr, indices, source: int, cur, nxt, cur_len, nxt_le
                 bits, nbits = cp.zeros(n, np.uint8), cp.zeros(n, np.uint8)
                 ctx.launch("bfscc_to_bitmap", size, cur, cur_len, bits)
             nbits.fill(0)
-            ctx.launch("bfscc_bottom_up", n, comp, indptr, indices, I(source), I(n), bits, nbits,
-                       nxt_len)
+            ctx.launch(
+                "bfscc_bottom_up", n, comp, indptr, indices, I(source), I(n), bits, nbits, nxt_len
+            )
             bits, nbits = nbits, bits
             size = int(nxt_len[0])
             if size <= n // ctx.options.bfs_alpha:
@@ -168,7 +216,8 @@ def _bfs(ctx: Ctx, comp, indptr, indices, source: int, cur, nxt, cur_len, nxt_le
                 cur_len.fill(size)
                 bits = nbits = None
         else:
-            ctx.launch("bfscc_top_down", size, comp, indptr, indices, I(source), cur, cur_len, nxt,
-                       nxt_len)
+            ctx.launch(
+                "bfscc_top_down", size, comp, indptr, indices, I(source), cur, cur_len, nxt, nxt_len
+            )
             cur, nxt, cur_len, nxt_len = nxt, cur, nxt_len, cur_len
             size = int(cur_len[0])

@@ -44,8 +44,9 @@ def soman(ctx: Ctx, record: bool):
             winner.fill(-1)
             ctx.launch("soman_claim", m, P, src, dst, hidden, M, np.int32(it), winner, ctx.flag)
             cp.copyto(P_next, P)
-            ctx.launch("soman_commit", m, P, P_next, src, dst, hidden, M, np.int32(it), winner,
-                       hook_edge)
+            ctx.launch(
+                "soman_commit", m, P, P_next, src, dst, hidden, M, np.int32(it), winner, hook_edge
+            )
             P, P_next = P_next, P
         else:
             ctx.launch("soman_hook", m, P, src, dst, hidden, M, np.int32(it), ctx.flag)
@@ -76,8 +77,7 @@ def _graft_rounds(ctx: Ctx, P, src, dst, update: bool) -> None:
     m = int(src.shape[0])
     while True:
         ctx.clear()
-        ctx.launch("cm_graft_updt" if update else "cm_graft", m, P, src, dst, np.int64(m),
-                   ctx.flag)
+        ctx.launch("cm_graft_updt" if update else "cm_graft", m, P, src, dst, np.int64(m), ctx.flag)
         ctx.shortcut_full(P, ctx.scratch)
         if update:
             ctx.launch("relabel_edges", m, src, dst, P, np.int64(m))
@@ -116,27 +116,41 @@ def stages(ctx: Ctx):
         order = cp.argsort(keys)
         src, dst = src[order], dst[order]
     if v.finish in UNION_FIND:
-        run = UnionFindRun(ctx.g, Variant(Sampling.NONE, v.finish, v.compress, Layout.COO),
-                           False, ctx.options)
+        run = UnionFindRun(
+            ctx.g, Variant(Sampling.NONE, v.finish, v.compress, Layout.COO), False, ctx.options
+        )
         run.init()
         P = run.p
 
         def finish(s, d):  # finish_coo(.., lmax, use_lmax=0, one_way=0)
             k = int(s.shape[0])
-            run.launch("finish_coo", k, *run.uf, s, d, run.hook_edge, np.int64(k), run.dummy,
-                       np.int32(0), np.int32(0))
+            run.launch(
+                "finish_coo",
+                k,
+                *run.uf,
+                s,
+                d,
+                run.hook_edge,
+                np.int64(k),
+                run.dummy,
+                np.int32(0),
+                np.int32(0),
+            )
             run.launch("compress", n, *run.uf, I(n))
     else:
         P = cp.arange(n, dtype=ctx.dt)
         if v.finish == Finish.SV:
+
             def finish(s, d):
                 _sv_rounds(ctx, P, s, d)
         else:
+
             def finish(s, d):
                 _graft_rounds(ctx, P, s, d, v.finish == Finish.GRAFT_UPDT)
+
     size = v.k * n
     for start in range(0, m, size):
-        s, d = src[start:start + size], dst[start:start + size]
+        s, d = src[start : start + size], dst[start : start + size]
         if start:
             ctx.launch("relabel_edges", int(s.shape[0]), s, d, P, np.int64(s.shape[0]))
         finish(s, d)
@@ -162,7 +176,7 @@ def shiloach_vishkin(ctx: Ctx, labels: Labels):
     """
     src, dst = ctx.coo()
     _sv_rounds(ctx, labels.P, src, dst)
-    return labels.P[:ctx.n]
+    return labels.P[: ctx.n]
 
 
 def liu_tarjan(ctx: Ctx, labels: Labels):
@@ -184,8 +198,19 @@ def liu_tarjan(ctx: Ctx, labels: Labels):
         ctx.launch("relabel_edges", m, src, dst, P, np.int64(m))
     while True:
         ctx.clear()
-        ctx.launch("lt_connect", m, P, msg, src, dst, np.int64(m), np.int32(connect), labels.lmax,
-                   np.int32(labels.use), ctx.flag)
+        ctx.launch(
+            "lt_connect",
+            m,
+            P,
+            msg,
+            src,
+            dst,
+            np.int64(m),
+            np.int32(connect),
+            labels.lmax,
+            np.int32(labels.use),
+            ctx.flag,
+        )
         ctx.launch("lt_update", n, P, msg, I(n), np.int32(root_only), ctx.flag)
         ctx.launch("shortcut_full" if full else "shortcut_once", n, P, I(n), ctx.flag)
         if alter:
@@ -205,8 +230,18 @@ def stergiou(ctx: Ctx, labels: Labels):
     while True:
         ctx.cp.copyto(prev, P)
         ctx.clear()
-        ctx.launch("stergiou_edges", m, P, prev, src, dst, np.int64(m), labels.lmax,
-                   np.int32(labels.use), ctx.flag)
+        ctx.launch(
+            "stergiou_edges",
+            m,
+            P,
+            prev,
+            src,
+            dst,
+            np.int64(m),
+            labels.lmax,
+            np.int32(labels.use),
+            ctx.flag,
+        )
         ctx.launch("shortcut_once", n, P, I(n), ctx.flag)
         if not ctx.changed():
             break

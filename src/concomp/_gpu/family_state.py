@@ -32,12 +32,35 @@ _OPS = ("SVHook", "AfforestLink")
 
 def kernel_names(itype: str) -> dict[str, str]:
     """Name expressions of every families.cu kernel for one index type."""
-    names = {k: f"{k}<{itype}>" for k in (
-        "shortcut_full", "shortcut_once", "relabel_edges", "hash_keys", "soman_hook",
-        "soman_claim", "soman_commit", "soman_jump", "soman_multi", "cm_graft", "cm_graft_updt",
-        "sv_hook_coo", "lt_connect", "lt_update", "stergiou_edges", "lp_light", "lp_heavy",
-        "ecl_init", "ecl_flatten", "bfscc_init", "bfscc_next_source", "bfscc_top_down",
-        "bfscc_bottom_up", "bfscc_to_bitmap")}
+    names = {
+        k: f"{k}<{itype}>"
+        for k in (
+            "shortcut_full",
+            "shortcut_once",
+            "relabel_edges",
+            "hash_keys",
+            "soman_hook",
+            "soman_claim",
+            "soman_commit",
+            "soman_jump",
+            "soman_multi",
+            "cm_graft",
+            "cm_graft_updt",
+            "sv_hook_coo",
+            "lt_connect",
+            "lt_update",
+            "stergiou_edges",
+            "lp_light",
+            "lp_heavy",
+            "ecl_init",
+            "ecl_flatten",
+            "bfscc_init",
+            "bfscc_next_source",
+            "bfscc_top_down",
+            "bfscc_bottom_up",
+            "bfscc_to_bitmap",
+        )
+    }
     for op in _OPS:
         names[f"light_{op}"] = f"csr_light<{itype}, {op}>"
         names[f"heavy_{op}"] = f"csr_heavy<{itype}, {op}>"
@@ -48,8 +71,9 @@ def kernel_names(itype: str) -> dict[str, str]:
 
 
 #: Every families.cu name expression (the nvcc compile test builds them all).
-INSTANTIATIONS: list[str] = sorted(set(itertools.chain.from_iterable(
-    kernel_names(t).values() for t in ("int", "long long"))))
+INSTANTIATIONS: list[str] = sorted(
+    set(itertools.chain.from_iterable(kernel_names(t).values() for t in ("int", "long long")))
+)
 
 
 class FamilyKernels(KernelSet):

@@ -61,10 +61,14 @@ LINK_SLOTS = 256
 LINK_STRIDE = 4
 
 _ID_TYPES = ("int", "long long")
-_OP_TYPES = {np.dtype(np.int8): "signed char", np.dtype(np.int32): "int",
-             np.dtype(np.int64): "long long"}
+_OP_TYPES = {
+    np.dtype(np.int8): "signed char",
+    np.dtype(np.int32): "int",
+    np.dtype(np.int64): "long long",
+}
 STATS_NAMES = tuple(
-    f"batch_stats<{t}, {o}>" for t, o in itertools.product(_ID_TYPES, _OP_TYPES.values()))
+    f"batch_stats<{t}, {o}>" for t, o in itertools.product(_ID_TYPES, _OP_TYPES.values())
+)
 
 
 def batch_names(unite: str, itype: str) -> dict[str, str]:
@@ -120,8 +124,9 @@ class IncrementalEngine(ArrayState):
         self._barrier = cp.zeros(1, np.uint64)  # the persistent stream's grid barrier
         self._stream: Any = None
         self._fns: dict = {}
-        with out_of_memory_guard("incremental connectivity state",
-                                 self.state_bytes(capacity, dtype)):
+        with out_of_memory_guard(
+            "incremental connectivity state", self.state_bytes(capacity, dtype)
+        ):
             super().__init__(variant, capacity, dtype)
 
     # ------------------------------------------------------------------ kernels
@@ -153,8 +158,9 @@ class IncrementalEngine(ArrayState):
         ``cuda/incremental.cu``); ``hook_src`` and the others are views of its columns.
         """
         cp, dt, k = self.xp, np.dtype(dtype), self.capacity
-        with out_of_memory_guard("growing the incremental connectivity state",
-                                 self.state_bytes(capacity, dt)):
+        with out_of_memory_guard(
+            "growing the incremental connectivity state", self.state_bytes(capacity, dt)
+        ):
             aux = cp.zeros(capacity if self.needs_aux else 1, np.int32)
             parents = cp.arange(capacity, dtype=dt)
             hooks = cp.full((capacity, 4), -1, dtype=np.int64)
@@ -165,7 +171,8 @@ class IncrementalEngine(ArrayState):
             hooks[:k] = self._hooks[:k]
         self.aux, self.parents, self._hooks = aux, parents, hooks
         self.hook_src, self.hook_dst, self.hook_batch, self.hook_pos = (
-            hooks[:, j] for j in range(4))
+            hooks[:, j] for j in range(4)
+        )
         self.capacity, self.dtype = int(capacity), dt
 
     def state_bytes(self, capacity: int, dtype: Any) -> int:
@@ -206,8 +213,7 @@ class IncrementalEngine(ArrayState):
         # one thread per vertex, in id order: parents point to smaller ids, so the
         # parents in use grow from a prefix that L2 holds
         if n > 0:
-            self._kernel("flatten")((-(-n // BLOCK),), (BLOCK,),
-                                    (self.parents, self.dtype.type(n)))
+            self._kernel("flatten")((-(-n // BLOCK),), (BLOCK,), (self.parents, self.dtype.type(n)))
 
     # ------------------------------------------------------------------ batches
     def bounds(self, ops: Any, u: Any, v: Any) -> tuple[int, int, int]:
@@ -232,8 +238,19 @@ class IncrementalEngine(ArrayState):
         mixed = np.int32(kind == "mixed")
         o = ops if kind == "mixed" else self._no_ops
         if kind != "query" and self._two_pass(m):
-            args = (self.parents, self.aux, u, v, o, mixed, np.int64(m), result, self._hooks,
-                    np.int64(batch), self._links)
+            args = (
+                self.parents,
+                self.aux,
+                u,
+                v,
+                o,
+                mixed,
+                np.int64(m),
+                result,
+                self._hooks,
+                np.int64(batch),
+                self._links,
+            )
             # Both passes read parents through L1 (UFState::cached); the first walks
             # Rem's unions one-sided; one entry per thread, in position order.
             grid, block = (-(-m // BLOCK),), (BLOCK,)
@@ -241,12 +258,28 @@ class IncrementalEngine(ArrayState):
             self._flatten(self.capacity)
             self._kernel("insert_half")(grid, block, (*args, np.int32(0)))
         elif kind != "query":
-            self._launch(self._kernel("insert"), m,
-                         (self.parents, self.aux, u, v, o, mixed, np.int64(m), result,
-                          self._hooks, np.int64(batch), self._links), INSERT_BLOCKS_PER_SM)
+            self._launch(
+                self._kernel("insert"),
+                m,
+                (
+                    self.parents,
+                    self.aux,
+                    u,
+                    v,
+                    o,
+                    mixed,
+                    np.int64(m),
+                    result,
+                    self._hooks,
+                    np.int64(batch),
+                    self._links,
+                ),
+                INSERT_BLOCKS_PER_SM,
+            )
         if kind != "insert":
-            self._launch(self._kernel("query"), m,
-                         (self.parents, u, v, o, mixed, np.int64(m), result))
+            self._launch(
+                self._kernel("query"), m, (self.parents, u, v, o, mixed, np.int64(m), result)
+            )
         return result
 
     def _two_pass(self, m: int) -> bool:
@@ -284,16 +317,40 @@ class IncrementalEngine(ArrayState):
         nb = -(-m // size)
         mixed = kind == "mixed"
         o = ops if mixed else self._no_ops
-        if size <= self.options.stream_persistent_max and self._persistent(u, v, o, mixed, m, size, nb, first,
-                                                              result):
+        if size <= self.options.stream_persistent_max and self._persistent(
+            u, v, o, mixed, m, size, nb, first, result
+        ):
             return result
         grid, block = _grid(size), (BLOCK,)
         ins, qry = self._kernel("stream_insert"), self._kernel("stream_query")
-        ins_args = (self.parents, self.aux, u, v, o, np.int32(mixed), np.int64(m), np.int64(size),
-                    np.int64(nb), result, self._hooks, np.int64(first), self._links, self._ctrl,
-                    np.int32(not mixed))
-        qry_args = (self.parents, u, v, o, np.int64(m), np.int64(size), np.int64(nb), result,
-                    self._ctrl)
+        ins_args = (
+            self.parents,
+            self.aux,
+            u,
+            v,
+            o,
+            np.int32(mixed),
+            np.int64(m),
+            np.int64(size),
+            np.int64(nb),
+            result,
+            self._hooks,
+            np.int64(first),
+            self._links,
+            self._ctrl,
+            np.int32(not mixed),
+        )
+        qry_args = (
+            self.parents,
+            u,
+            v,
+            o,
+            np.int64(m),
+            np.int64(size),
+            np.int64(nb),
+            result,
+            self._ctrl,
+        )
 
         def step() -> None:
             ins(grid, block, ins_args)
@@ -318,8 +375,18 @@ class IncrementalEngine(ArrayState):
         cur.wait_event(stream.record())
         return result
 
-    def _persistent(self, u: Any, v: Any, o: Any, mixed: bool, m: int, size: int,
-                    nb: int, first: int, result: Any) -> bool:
+    def _persistent(
+        self,
+        u: Any,
+        v: Any,
+        o: Any,
+        mixed: bool,
+        m: int,
+        size: int,
+        nb: int,
+        first: int,
+        result: Any,
+    ) -> bool:
         """Run the stream as one ``stream_persistent`` launch; False if the device
         cannot say how many blocks fit at once (then the caller launches per batch).
 
@@ -333,21 +400,40 @@ class IncrementalEngine(ArrayState):
         if resident is None:
             try:
                 per_sm = self.xp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
-                    kern.kernel.ptr, BLOCK, 0)
+                    kern.kernel.ptr, BLOCK, 0
+                )
             except (AttributeError, self.xp.cuda.driver.CUDADriverError) as exc:
                 # no occupancy query here: the caller launches per batch
                 log.debug("incremental stream: occupancy query failed: %s", exc)
                 per_sm = 0
-            resident = self._fns[("resident", self.dtype)] = (
-                int(per_sm) * int(device_info()["sm_count"]))
+            resident = self._fns[("resident", self.dtype)] = int(per_sm) * int(
+                device_info()["sm_count"]
+            )
         if resident <= 0:
             return False
         # every block must be resident at once: the barrier waits for all of them
         grid = max(1, min(-(-size // BLOCK), resident))
         self._barrier.fill(0)
-        kern((grid,), (BLOCK,),
-             (self.parents, self.aux, u, v, o, np.int32(mixed), np.int64(m), np.int64(size),
-              np.int64(nb), result, self._hooks, np.int64(first), self._links, self._barrier))
+        kern(
+            (grid,),
+            (BLOCK,),
+            (
+                self.parents,
+                self.aux,
+                u,
+                v,
+                o,
+                np.int32(mixed),
+                np.int64(m),
+                np.int64(size),
+                np.int64(nb),
+                result,
+                self._hooks,
+                np.int64(first),
+                self._links,
+                self._barrier,
+            ),
+        )
         return True
 
     def _capture(self, step: Callable[[], None], steps: int) -> Any:

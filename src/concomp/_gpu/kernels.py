@@ -101,18 +101,24 @@ class CCKernels(KernelSet):
         row = union_rule(variant.finish)
         self.jtb = row.packed
         self.needs_aux = row.aux
-        super().__init__("cc.cu", cc_names(row.cpp_policy(str(variant.compress)), row.packed,
-                                           ctype(dtype), record, row.aux))
+        super().__init__(
+            "cc.cu",
+            cc_names(
+                row.cpp_policy(str(variant.compress)), row.packed, ctype(dtype), record, row.aux
+            ),
+        )
 
 
 def all_cc_instantiations() -> list[str]:
     """Every cc.cu name expression any variant can request (for the compile test)."""
     names: set[str] = set()
-    for row, itype, record in itertools.product(union_rules_for("gpu"), ("int", "long long"),
-                                                (False, True)):
+    for row, itype, record in itertools.product(
+        union_rules_for("gpu"), ("int", "long long"), (False, True)
+    ):
         for compress in row.compress:
-            names.update(cc_names(row.cpp_policy(compress), row.packed, itype, record,
-                                  row.aux).values())
+            names.update(
+                cc_names(row.cpp_policy(compress), row.packed, itype, record, row.aux).values()
+            )
     return sorted(names)
 
 

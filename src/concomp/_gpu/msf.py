@@ -28,6 +28,7 @@ from .msf_rank import msf_kernel, rank_edges, weight_keys
 
 __all__ = ["PrimLists", "minimum_spanning_forest_ids", "msf_edge_ids", "prim"]
 
+
 class PrimLists(NamedTuple):
     """Wang et al.'s candidate edge list after the last step, by forest position."""
 
@@ -36,8 +37,15 @@ class PrimLists(NamedTuple):
     rank: Any  #: rank of the edge that added it (the exact weight; max value: none)
 
 
-def prim(eu: Any, ev: Any, n: int, *, use_graph: bool = True, graph_steps: int = 128,
-         max_steps: int | None = None) -> PrimLists:
+def prim(
+    eu: Any,
+    ev: Any,
+    n: int,
+    *,
+    use_graph: bool = True,
+    graph_steps: int = 128,
+    max_steps: int | None = None,
+) -> PrimLists:
     """Wang et al.'s GPU Prim on ranked edges: one step per vertex, trees one by one.
 
     Each step is three launches (min-reduction over the candidates, final
@@ -58,8 +66,7 @@ def prim(eu: Any, ev: Any, n: int, *, use_graph: bool = True, graph_steps: int =
     partials = _grid(n)[0]
     T1, T2 = cp.empty(partials, dtype=dt), cp.empty(partials, dtype=dt)
     max_deg = int(cp.diff(indptr).max().item()) if n else 0
-    k1, k2, k3 = (msf_kernel(s, dt)
-                  for s in ("prim_min_partial", "prim_min_final", "prim_update"))
+    k1, k2, k3 = (msf_kernel(s, dt) for s in ("prim_min_partial", "prim_min_final", "prim_update"))
     n_t, update_grid = dt.type(n), _grid(max(max_deg, 1))
 
     def step() -> None:
@@ -80,8 +87,9 @@ def _packed_adjacency(eu: Any, ev: Any, n: int):
     rows = cp.concatenate([eu, ev])
     order = cp.argsort(rows)
     ranks = cp.arange(m, dtype=dt)
-    pairs = cp.stack([cp.concatenate([ev, eu])[order], cp.concatenate([ranks, ranks])[order]],
-                     axis=1)
+    pairs = cp.stack(
+        [cp.concatenate([ev, eu])[order], cp.concatenate([ranks, ranks])[order]], axis=1
+    )
     indptr = cp.zeros(n + 1, dtype=dt)
     cp.cumsum(cp.bincount(rows, minlength=n).astype(dt), out=indptr[1:])
     return indptr, cp.ascontiguousarray(pairs).ravel()
@@ -109,8 +117,17 @@ def _repeat(step, times: int, graph_steps: int) -> None:
     stream.synchronize()
 
 
-def msf_edge_ids(src: Any, dst: Any, weights: Any, n: int, *, algorithm: str = "boruvka",
-                 maximum: bool = False, index_dtype: Any = None, packed_keys: bool = True):
+def msf_edge_ids(
+    src: Any,
+    dst: Any,
+    weights: Any,
+    n: int,
+    *,
+    algorithm: str = "boruvka",
+    maximum: bool = False,
+    index_dtype: Any = None,
+    packed_keys: bool = True,
+):
     """Input edge ids (ascending, CuPy int64) of the tie-broken minimum spanning forest.
 
     ``algorithm`` is "prim" or "boruvka". ``index_dtype`` forces the kernels' id
@@ -121,8 +138,11 @@ def msf_edge_ids(src: Any, dst: Any, weights: Any, n: int, *, algorithm: str = "
     """
     cp = cupy_or_raise()
     m = int(src.shape[0])
-    dt = np.dtype(index_dtype) if index_dtype is not None else (
-        np.dtype(np.int32) if max(n, m) < 2**31 - 1 else np.dtype(np.int64))
+    dt = (
+        np.dtype(index_dtype)
+        if index_dtype is not None
+        else (np.dtype(np.int32) if max(n, m) < 2**31 - 1 else np.dtype(np.int64))
+    )
     if m == 0 or n < 2:
         return cp.zeros(0, dtype=cp.int64)
     code = weight_keys(weights, m, maximum)
@@ -140,11 +160,19 @@ def msf_edge_ids(src: Any, dst: Any, weights: Any, n: int, *, algorithm: str = "
     return msf_keys.boruvka(eu, ev, n, m, dt, eid=eid)  # a rank is a complete key by itself
 
 
-def minimum_spanning_forest_ids(graph: Graph, algorithm: str, maximum: bool,
-                                options: Options) -> Any:
+def minimum_spanning_forest_ids(
+    graph: Graph, algorithm: str, maximum: bool, options: Options
+) -> Any:
     """Input edge ids (ascending, CuPy int64) of the minimum (maximum) spanning forest of
     a device graph under the tie rule; "prim" runs Prim, "boruvka" and "kruskal" Borůvka."""
     src, dst = graph.coo()
-    return msf_edge_ids(src, dst, graph.weights, graph.num_nodes,
-                        algorithm="prim" if algorithm == "prim" else "boruvka", maximum=maximum,
-                        index_dtype=options.index_dtype, packed_keys=options.msf_packed_keys)
+    return msf_edge_ids(
+        src,
+        dst,
+        graph.weights,
+        graph.num_nodes,
+        algorithm="prim" if algorithm == "prim" else "boruvka",
+        maximum=maximum,
+        index_dtype=options.index_dtype,
+        packed_keys=options.msf_packed_keys,
+    )

@@ -36,7 +36,8 @@ _TEMPLATES = ("bk_resolve<{t}>", "bk_link<{t}>", "bk_compress<{t}>")
 INSTANTIATIONS = tuple(
     [f"bk_sample_keys<{s}>" for s in _CTYPES.values()]
     + [t.format(t=c) for c in _CTYPES.values() for t in _TEMPLATES]
-    + [f"bk_offer<{s}, {c}>" for s in _CTYPES.values() for c in _CTYPES.values()])
+    + [f"bk_offer<{s}, {c}>" for s in _CTYPES.values() for c in _CTYPES.values()]
+)
 _NONE = np.uint64(np.iinfo(np.uint64).max)
 #: Keys sampled to pick the light/heavy split of filter-Borůvka.
 PIVOT_SAMPLE = 1 << 16
@@ -60,9 +61,19 @@ def _tie_bits(n: int) -> tuple[int, int]:
     return qbits, max(0, 2 * qbits - 32)
 
 
-def boruvka(su: Any, sv: Any, n: int, m: int, dt: np.dtype, *, code: Any = None,
-                  kmin: int = 0, eid: Any = None, light: int | None = None,
-                  trace: list | None = None) -> Any:
+def boruvka(
+    su: Any,
+    sv: Any,
+    n: int,
+    m: int,
+    dt: np.dtype,
+    *,
+    code: Any = None,
+    kmin: int = 0,
+    eid: Any = None,
+    light: int | None = None,
+    trace: list | None = None,
+) -> Any:
     """Input edge ids (ascending) of the minimum spanning forest, without an edge order.
 
     Packed mode (``code`` given): ``su``/``sv`` are the input edges, ``code`` their
@@ -91,15 +102,29 @@ def boruvka(su: Any, sv: Any, n: int, m: int, dt: np.dtype, *, code: Any = None,
     best = cp.full(n, _NONE, dtype=cp.uint64)
     best2 = null if ranked else cp.full(n, _NONE, dtype=cp.uint64)
     in_forest = cp.zeros(m, dtype=cp.uint8)  # by input edge id
-    lists = [(cp.empty(count, dt), cp.empty(count, dt), cp.empty(count, cp.uint64),
-              cp.empty(count, cp.uint64)) for _ in range(2)]
+    lists = [
+        (
+            cp.empty(count, dt),
+            cp.empty(count, dt),
+            cp.empty(count, cp.uint64),
+            cp.empty(count, cp.uint64),
+        )
+        for _ in range(2)
+    ]
     roots = [cp.empty(n, dt), cp.empty(n, dt)]
     ctr = cp.zeros(4, dtype=cp.uint64)  # list length and live roots of side 0, then side 1
     offer = _kernel(f"bk_offer<{s}, {t}>")
     resolve, link, compress = (_kernel(f.format(t=t)) for f in _TEMPLATES)
-    fixed = (su, sv, null if ranked else cp.ascontiguousarray(code, dtype=cp.uint64),
-             eid if ranked else null, np.int32(ranked), np.uint64(kmin), np.int32(qbits),
-             np.int32(qshift))
+    fixed = (
+        su,
+        sv,
+        null if ranked else cp.ascontiguousarray(code, dtype=cp.uint64),
+        eid if ranked else null,
+        np.int32(ranked),
+        np.uint64(kmin),
+        np.int32(qbits),
+        np.int32(qshift),
+    )
     eid_mask = np.uint64(_NONE if ranked else 0xFFFFFFFF)
     target = n if light is None else max(0, light)
     if ranked:
@@ -110,24 +135,57 @@ def boruvka(su: Any, sv: Any, n: int, m: int, dt: np.dtype, *, code: Any = None,
     def one_round(side: int, first: bool, lo, hi, grids) -> None:
         """Round from ``side``'s list (or the input edges) into the other side's."""
         out = 1 - side
-        kept, live = ctr[2 * out:2 * out + 1], ctr[2 * out + 1:2 * out + 2]
-        ctr[2 * out:2 * out + 2].fill(0)
-        offer(grids[0], (_BLOCK,), (*fixed, *lists[side], null if first else ctr[2 * side:],
-                                     np.int64(count), np.int32(first and lo == 0), lo, hi,
-                                     comp, best, *lists[out], kept))
+        kept, live = ctr[2 * out : 2 * out + 1], ctr[2 * out + 1 : 2 * out + 2]
+        ctr[2 * out : 2 * out + 2].fill(0)
+        offer(
+            grids[0],
+            (_BLOCK,),
+            (
+                *fixed,
+                *lists[side],
+                null if first else ctr[2 * side :],
+                np.int64(count),
+                np.int32(first and lo == 0),
+                lo,
+                hi,
+                comp,
+                best,
+                *lists[out],
+                kept,
+            ),
+        )
         if not ranked:
             resolve(grids[0], (_BLOCK,), (*lists[out], kept, best, best2))
-        link(grids[0], (_BLOCK,), (*lists[out], kept, best, best2, np.int32(not ranked), parent,
-                                   eid_mask, in_forest))
-        compress(grids[1], (_BLOCK,), (null if first else roots[side], ctr[2 * side + 1:],
-                                       np.int64(n), parent, comp, best, best2, roots[out], live))
+        link(
+            grids[0],
+            (_BLOCK,),
+            (*lists[out], kept, best, best2, np.int32(not ranked), parent, eid_mask, in_forest),
+        )
+        compress(
+            grids[1],
+            (_BLOCK,),
+            (
+                null if first else roots[side],
+                ctr[2 * side + 1 :],
+                np.int64(n),
+                parent,
+                comp,
+                best,
+                best2,
+                roots[out],
+                live,
+            ),
+        )
 
     for phase, (lo, hi) in enumerate(((np.uint64(0), pivot), (pivot, _NONE))):
         if lo == hi:
             continue
         if lo != 0:  # the phase's first round reads raw vertex ids: compress every vertex
-            compress(_grid(n), (_BLOCK,), (null, null, np.int64(n), parent, comp, best, best2,
-                                           roots[0], ctr[1:2]))
+            compress(
+                _grid(n),
+                (_BLOCK,),
+                (null, null, np.int64(n), parent, comp, best, best2, roots[0], ctr[1:2]),
+            )
         grids = (_grid(count), _grid(n))
         side, first, done, rounds = 0, True, False, 0
         while not done:
@@ -137,7 +195,7 @@ def boruvka(su: Any, sv: Any, n: int, m: int, dt: np.dtype, *, code: Any = None,
             for _ in range(1 if first or trace is not None else ROUND_BATCH):
                 one_round(side, first, lo, hi, grids)
                 side, first, rounds = 1 - side, False, rounds + 1
-            kept, live = (int(x) for x in ctr[2 * side:2 * side + 2].get())  # the one sync
+            kept, live = (int(x) for x in ctr[2 * side : 2 * side + 2].get())  # the one sync
             if trace is not None:
                 stop.record()
                 stop.synchronize()
@@ -147,8 +205,9 @@ def boruvka(su: Any, sv: Any, n: int, m: int, dt: np.dtype, *, code: Any = None,
     return cp.flatnonzero(in_forest)
 
 
-def _sampled_pivot(su: Any, sv: Any, code: Any, kmin: int, qbits: int, qshift: int,
-                   target: int) -> np.uint64:
+def _sampled_pivot(
+    su: Any, sv: Any, code: Any, kmin: int, qbits: int, qshift: int, target: int
+) -> np.uint64:
     """A key with about ``target`` smaller ones, from a fixed sample (speed only)."""
     cp = cupy_or_raise()
     m = int(su.shape[0])
@@ -159,8 +218,20 @@ def _sampled_pivot(su: Any, sv: Any, code: Any, kmin: int, qbits: int, qshift: i
     picks = (cp.arange(size, dtype=cp.int64) * 2654435761) % m
     keys = cp.empty(size, dtype=cp.uint64)
     _kernel(f"bk_sample_keys<{_CTYPES[np.dtype(su.dtype)]}>")(
-        _grid(size), (_BLOCK,), (su, sv, code, picks, np.int64(size), np.uint64(kmin),
-                                 np.int32(qbits), np.int32(qshift), keys))
+        _grid(size),
+        (_BLOCK,),
+        (
+            su,
+            sv,
+            code,
+            picks,
+            np.int64(size),
+            np.uint64(kmin),
+            np.int32(qbits),
+            np.int32(qshift),
+            keys,
+        ),
+    )
     keys = cp.sort(keys)
     return np.uint64(int(keys[min(size - 1, size * target // m)].item()))
 

@@ -21,8 +21,7 @@ from ._compile import get_kernel
 from .kernels import BLOCK as _BLOCK
 from .kernels import grid_for as _grid
 
-__all__ = ["INSTANTIATIONS", "id_arrays", "key_stats", "msf_kernel", "rank_edges",
-           "weight_keys"]
+__all__ = ["INSTANTIATIONS", "id_arrays", "key_stats", "msf_kernel", "rank_edges", "weight_keys"]
 
 _SIGN = 1 << 63
 
@@ -43,16 +42,22 @@ _RANK_TEMPLATES = {
 
 #: Every kernel name expression of ``cuda/msf.cu``, Prim's and the ranking's (one
 #: NVRTC module for all).
-INSTANTIATIONS = tuple(dict.fromkeys(
-    [t.format(t=c) for c in _CTYPES.values() for t in _TEMPLATES.values()]
-    + [t.format(s=s, t=c) for s in _CTYPES.values() for c in _CTYPES.values()
-       for t in _RANK_TEMPLATES.values()]))
+INSTANTIATIONS = tuple(
+    dict.fromkeys(
+        [t.format(t=c) for c in _CTYPES.values() for t in _TEMPLATES.values()]
+        + [
+            t.format(s=s, t=c)
+            for s in _CTYPES.values()
+            for c in _CTYPES.values()
+            for t in _RANK_TEMPLATES.values()
+        ]
+    )
+)
 
 
 def msf_kernel(name: str, dtype: np.dtype):
     """The compiled Prim kernel ``name`` of ``cuda/msf.cu`` for index type ``dtype``."""
-    return get_kernel("msf.cu", _TEMPLATES[name].format(t=_CTYPES[np.dtype(dtype)]),
-                      INSTANTIATIONS)
+    return get_kernel("msf.cu", _TEMPLATES[name].format(t=_CTYPES[np.dtype(dtype)]), INSTANTIATIONS)
 
 
 def _rank_kernel(name: str, stype: np.dtype, dtype: np.dtype = np.dtype(np.int32)):
@@ -71,8 +76,9 @@ def weight_keys(weights: Any, m: int, maximum: bool):
         key = weights.astype(cp.int64).view(cp.uint64) ^ cp.uint64(_SIGN)
     elif weights.dtype == cp.float32:  # 32-bit keys: the packed-key Borůvka can use them
         bits = (weights + cp.float32(0.0)).view(cp.uint32).astype(cp.uint64)  # -0.0 == 0.0
-        key = cp.where(bits >> cp.uint64(31) != 0, ~bits & cp.uint64(0xFFFFFFFF),
-                       bits | cp.uint64(1 << 31))
+        key = cp.where(
+            bits >> cp.uint64(31) != 0, ~bits & cp.uint64(0xFFFFFFFF), bits | cp.uint64(1 << 31)
+        )
     else:
         w = weights.astype(cp.float64) + 0.0  # -0.0 and 0.0 must tie
         if bool(cp.all((cp.abs(w) < 2.0**53) & (w == cp.floor(w)))):
@@ -96,9 +102,11 @@ def key_stats(src: Any, dst: Any, key: Any) -> tuple[int, int, int]:
     src, dst, st = id_arrays(src, dst)
     stats = cp.array([np.iinfo(np.uint64).max, 0, 0], dtype=cp.uint64)
     if m:
-        _rank_kernel("rank_stats", st)(_grid(m), (_BLOCK,),
-                                       (src, dst, cp.ascontiguousarray(key, dtype=cp.uint64),
-                                        np.int64(m), stats))
+        _rank_kernel("rank_stats", st)(
+            _grid(m),
+            (_BLOCK,),
+            (src, dst, cp.ascontiguousarray(key, dtype=cp.uint64), np.int64(m), stats),
+        )
     kmin, kmax, count = (int(x) for x in stats.get())
     return kmin, kmax, count
 
@@ -128,8 +136,21 @@ def rank_edges(src: Any, dst: Any, key: Any, n: int, dtype: np.dtype):
         word = cp.empty(m, cp.uint64)
         band = cp.empty(m if span > low else 1, cp.uint16)
         _rank_kernel("rank_words", st)(
-            _grid(m), (_BLOCK,), (src, dst, key, np.int64(m), np.uint64(kmin), np.int32(nbits),
-                                  np.int32(low), np.int32(span > low), word, band))
+            _grid(m),
+            (_BLOCK,),
+            (
+                src,
+                dst,
+                key,
+                np.int64(m),
+                np.uint64(kmin),
+                np.int32(nbits),
+                np.int32(low),
+                np.int32(span > low),
+                word,
+                band,
+            ),
+        )
         order = cp.argsort(word)
         if span > low:
             order = order[cp.argsort(band[order])]
@@ -141,6 +162,7 @@ def rank_edges(src: Any, dst: Any, key: Any, n: int, dtype: np.dtype):
         order = order[cp.argsort(key[order])]
     order = order.astype(cp.int64, copy=False)
     eu, ev = cp.empty(count, dtype), cp.empty(count, dtype)
-    _rank_kernel("rank_decode", st, dtype)(_grid(count), (_BLOCK,),
-                                           (src, dst, order, np.int64(count), eu, ev))
+    _rank_kernel("rank_decode", st, dtype)(
+        _grid(count), (_BLOCK,), (src, dst, order, np.int64(count), eu, ev)
+    )
     return eu, ev, order

@@ -105,8 +105,13 @@ def _slot_bytes_per_edge(dtype: Any) -> int:
     return SLOTS * 2 * np.dtype(dtype).itemsize
 
 
-def plan_chunk_edges(max_device_bytes: int | None, num_nodes: int | None, dtype: Any,
-                     variant: Variant, chunk_edges: int | None = None) -> int:
+def plan_chunk_edges(
+    max_device_bytes: int | None,
+    num_nodes: int | None,
+    dtype: Any,
+    variant: Variant,
+    chunk_edges: int | None = None,
+) -> int:
     """Edges per device slot so that labels and both slots fit in ``max_device_bytes``.
 
     With ``num_nodes=None`` (labels that grow) the slots take at most half of the
@@ -135,13 +140,18 @@ def plan_chunk_edges(max_device_bytes: int | None, num_nodes: int | None, dtype:
     fit = room // per_edge if room > 0 else 0
     if fit < MIN_CHUNK_EDGES:
         need = labels + _RESERVE + MIN_CHUNK_EDGES * per_edge * (2 if num_nodes is None else 1)
-        what = (f"the labels of {num_nodes} vertices ({labels} bytes) and" if num_nodes
-                else "labels that grow as ids arrive and")
+        what = (
+            f"the labels of {num_nodes} vertices ({labels} bytes) and"
+            if num_nodes
+            else "labels that grow as ids arrive and"
+        )
         raise DeviceMemoryError(
             f"argument `max_device_bytes`: {int(max_device_bytes)} bytes cannot hold {what} two "
             f"edge slots of {MIN_CHUNK_EDGES} edges; streaming needs at least {need} bytes. Fix: "
-            f"pass max_device_bytes >= {need}" + (", or num_nodes" if num_nodes is None else "")
-            + ", or use device='cpu'.")
+            f"pass max_device_bytes >= {need}"
+            + (", or num_nodes" if num_nodes is None else "")
+            + ", or use device='cpu'."
+        )
     return int(min(want, fit))
 
 
@@ -247,9 +257,16 @@ class Streamer:
         The input lists every undirected edge in both directions; unite only one.
     """
 
-    def __init__(self, num_nodes: int | None, variant: Variant, options: Options, *,
-                 max_device_bytes: int | None = None, index_dtype: Any = None,
-                 one_way: bool = False) -> None:
+    def __init__(
+        self,
+        num_nodes: int | None,
+        variant: Variant,
+        options: Options,
+        *,
+        max_device_bytes: int | None = None,
+        index_dtype: Any = None,
+        one_way: bool = False,
+    ) -> None:
         cp = self.cp = cupy_or_raise()
         self.t0 = time.perf_counter()
         self.variant = variant
@@ -285,10 +302,12 @@ class Streamer:
                 raise DeviceMemoryError(
                     f"streaming connected components: the labels of {self.n} vertices need "
                     f"{labels} bytes on the GPU but only {budget} bytes are usable. Fix: free GPU "
-                    "memory or use device='cpu'.")
+                    "memory or use device='cpu'."
+                )
         self.limit = budget
-        self.chunk = plan_chunk_edges(budget, self.n if self.fixed else None, dt, self.variant,
-                                      self.chunk_request)
+        self.chunk = plan_chunk_edges(
+            budget, self.n if self.fixed else None, dt, self.variant, self.chunk_request
+        )
         with out_of_memory_guard("streaming connected components", self._device_bytes(cap)):
             with self.compute:
                 if self.cap == 0:
@@ -300,14 +319,15 @@ class Streamer:
         self.cur = 0
 
     def _device_bytes(self, cap: int) -> int:
-        return (cap * label_bytes_per_vertex(self.variant, self.dt)
-                + self.chunk * _slot_bytes_per_edge(self.dt))
+        return cap * label_bytes_per_vertex(
+            self.variant, self.dt
+        ) + self.chunk * _slot_bytes_per_edge(self.dt)
 
     def _alloc_labels(self, cap: int) -> None:
         cp = self.cp
         self.p = cp.arange(cap, dtype=self.dt)
         self.aux = cp.zeros(cap if self.needs_aux else 1, np.int32)
-        self.packed = (cp.arange(cap, dtype=np.uint64) if self.jtb else cp.zeros(1, np.uint64))
+        self.packed = cp.arange(cap, dtype=np.uint64) if self.jtb else cp.zeros(1, np.uint64)
         self.cap = cap
 
     def _grow_to(self, need: int) -> None:
@@ -324,7 +344,8 @@ class Streamer:
                 f"streaming connected components: vertex id {need - 1} needs labels of {need} "
                 f"vertices ({need * per_vertex} bytes) besides {self.chunk} edges per slot, over "
                 f"the device budget of {self.limit} bytes. Fix: pass num_nodes so the slots are "
-                "sized for the labels, raise max_device_bytes, or use device='cpu'.")
+                "sized for the labels, raise max_device_bytes, or use device='cpu'."
+            )
         new = min(new, room)
         with out_of_memory_guard("growing the streaming labels", new * per_vertex), self.compute:
             # stream-ordered: the copy runs after every kernel already queued on the old array
@@ -381,8 +402,9 @@ class Streamer:
                 slot.h2d_done.synchronize()  # the pinned buffer's previous copy has left
                 slot.held = ()
             take = min(m - pos, self.chunk - slot.fill)
-            lo, hi = stage_edges(src[pos:pos + take], dst[pos:pos + take], slot.hsrc, slot.hdst,
-                                 slot.fill)
+            lo, hi = stage_edges(
+                src[pos : pos + take], dst[pos : pos + take], slot.hsrc, slot.hdst, slot.fill
+            )
             check(lo, hi)
             if hi > self.int32_ids and self.dt == np.int32:
                 self._widen()  # the narrowing copy wrapped: stage this piece again as int64
@@ -481,9 +503,22 @@ class Streamer:
         No sampling phase, so no skip test (``use_lmax=0``); the unused hook-edge
         and lmax pointers get a one-element dummy.
         """
-        self.k.finish_coo(_grid(k), (BLOCK,),
-                          (self.p, self.aux, self.packed, src, dst, self.dummy, np.int64(k),
-                           self.dummy, np.int32(0), self.one_way))
+        self.k.finish_coo(
+            _grid(k),
+            (BLOCK,),
+            (
+                self.p,
+                self.aux,
+                self.packed,
+                src,
+                dst,
+                self.dummy,
+                np.int64(k),
+                self.dummy,
+                np.int32(0),
+                self.one_way,
+            ),
+        )
         self.launches += 1
 
     def _drain(self) -> None:
@@ -512,10 +547,16 @@ class Streamer:
 
     def info(self) -> dict:
         """What the run did: launches, edges, slot size, label type (tests and benchmarks)."""
-        return {"launches": self.launches, "edges": self.edges, "chunk_edges": self.chunk,
-                "staged_edges": self.staged_edges, "num_nodes": self.n,
-                "index_dtype": str(self.dt), "variant": str(self.variant),
-                "seconds": getattr(self, "seconds", None)}
+        return {
+            "launches": self.launches,
+            "edges": self.edges,
+            "chunk_edges": self.chunk,
+            "staged_edges": self.staged_edges,
+            "num_nodes": self.n,
+            "index_dtype": str(self.dt),
+            "variant": str(self.variant),
+            "seconds": getattr(self, "seconds", None),
+        }
 
 
 # ----------------------------------------------------------------------------- entry points
@@ -574,8 +615,13 @@ def download(a: Any) -> np.ndarray:
     def issue(k: int) -> None:
         s = starts[k]
         cnt = min(per, n - s)
-        rt.memcpyAsync(views[k % 2].ctypes.data, a.data.ptr + s * it, cnt * it,
-                       rt.memcpyDeviceToHost, stream.ptr)
+        rt.memcpyAsync(
+            views[k % 2].ctypes.data,
+            a.data.ptr + s * it,
+            cnt * it,
+            rt.memcpyDeviceToHost,
+            stream.ptr,
+        )
         done[k % 2].record(stream)
 
     issue(0)
@@ -584,7 +630,7 @@ def download(a: Any) -> np.ndarray:
             issue(k + 1)  # its buffer held piece k-1, already copied out below
         done[k % 2].synchronize()
         cnt = min(per, n - s)
-        copy_parallel(views[k % 2][:cnt], out[s:s + cnt])
+        copy_parallel(views[k % 2][:cnt], out[s : s + cnt])
     return out.reshape(a.shape)
 
 
@@ -605,8 +651,9 @@ def fits_in_memory(graph: Graph, max_device_bytes: int | None, options: Options)
     return not should_stream(graph, max_device_bytes)
 
 
-def components_out_of_core(graph: Graph, variant: Variant | None, max_device_bytes: int | None,
-                           options: Options) -> Any:
+def components_out_of_core(
+    graph: Graph, variant: Variant | None, max_device_bytes: int | None, options: Options
+) -> Any:
     """Root labels (CuPy) of a host graph whose edges stream through the device.
 
     The out-of-core path of ``connected_components(..., max_device_bytes=...)``:
@@ -617,20 +664,31 @@ def components_out_of_core(graph: Graph, variant: Variant | None, max_device_byt
     return out_of_core_roots(graph, variant, max_device_bytes, options)
 
 
-def out_of_core_roots(graph: Graph, variant: Variant | None, max_device_bytes: int | None,
-                      options: Options, info: dict | None = None) -> Any:
+def out_of_core_roots(
+    graph: Graph,
+    variant: Variant | None,
+    max_device_bytes: int | None,
+    options: Options,
+    info: dict | None = None,
+) -> Any:
     """:func:`components_out_of_core`; ``info``, a dict, receives the run's statistics."""
     v = streaming_variant_of(variant)
     src, dst = graph.to("cpu").coo()
-    eng = Streamer(graph.num_nodes, v, options, max_device_bytes=max_device_bytes,
-                   index_dtype=options.index_dtype, one_way=graph.symmetric)
+    eng = Streamer(
+        graph.num_nodes,
+        v,
+        options,
+        max_device_bytes=max_device_bytes,
+        index_dtype=options.index_dtype,
+        one_way=graph.symmetric,
+    )
 
     def trusted(lo: int, hi: int) -> None:  # a Graph's ids were validated when it was built
         return None
 
     step = eng.chunk
     for a in range(0, graph.num_edges, step):
-        eng.add(src[a:a + step], dst[a:a + step], trusted)
+        eng.add(src[a : a + step], dst[a : a + step], trusted)
     roots = eng.roots()
     stats = eng.info()
     log.debug("out-of-core GPU components: %s", stats)

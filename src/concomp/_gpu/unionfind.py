@@ -81,26 +81,40 @@ class UnionFindRun:
     def hb_one_pass(self) -> bool:
         """Whether hook-based sampling runs as the single hb_fused pass: it records no
         forest and its plain hook stores need a rule without aux or packed state."""
-        return (self.v.sampling == Sampling.HB and not self.k.jtb and not self.needs_aux
-                and not self.record)
+        return (
+            self.v.sampling == Sampling.HB
+            and not self.k.jtb
+            and not self.needs_aux
+            and not self.record
+        )
 
     def parents_overflow_l2(self) -> bool:
         """Whether the parent array has more bytes than ``options.one_side_above_bytes``
         (default: the device's L2 size)."""
         above = self.options.one_side_above_bytes
-        return self.n * self.dt.itemsize > (device_info()["l2_bytes"] if above is None
-                                            else above)
+        return self.n * self.dt.itemsize > (device_info()["l2_bytes"] if above is None else above)
 
     def init(self) -> None:
-        self.launch("init", self.n, self.p, self.aux, self.packed, self.hook_edge,
-                    self.scratch, self.I(self.n))
+        self.launch(
+            "init",
+            self.n,
+            self.p,
+            self.aux,
+            self.packed,
+            self.hook_edge,
+            self.scratch,
+            self.I(self.n),
+        )
 
     def csr(self):
         """The symmetric CSR in this run's index type (converted once, before any capture)."""
         if self._csr is None:
             indptr, indices, eids = self.g.undirected_csr()
-            self._csr = (indptr.astype(self.dt, copy=False), indices.astype(self.dt, copy=False),
-                         eids.astype(self.dt, copy=False))
+            self._csr = (
+                indptr.astype(self.dt, copy=False),
+                indices.astype(self.dt, copy=False),
+                eids.astype(self.dt, copy=False),
+            )
         return self._csr
 
     def coo(self):
@@ -118,29 +132,68 @@ class UnionFindRun:
         e = eids if self.record else self.dummy
         if s == Sampling.KOUT_LOWER:
             name = "kout_lower_one_side" if self.parents_overflow_l2() else "kout_lower"
-            self.launch(name, n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
-                        np.int32(self.v.k), I(self.options.kout_lower_scan), grid=_in_order(n))
+            self.launch(
+                name,
+                n,
+                *self.uf,
+                indptr,
+                indices,
+                e,
+                self.hook_edge,
+                I(n),
+                np.int32(self.v.k),
+                I(self.options.kout_lower_scan),
+                grid=_in_order(n),
+            )
             k0 = 0  # the sampled edges are not a prefix of the rows
         elif s == Sampling.KOUT:
             k = self.v.k
-            self.launch("kout", n * k, *self.uf, indptr, indices, e, self.hook_edge, I(n),
-                        np.int32(k))
+            self.launch(
+                "kout", n * k, *self.uf, indptr, indices, e, self.hook_edge, I(n), np.int32(k)
+            )
             k0 = k
         elif s == Sampling.KOUT_RANDOM:
             k = self.v.k
-            self.launch("koutr", n * k, *self.uf, indptr, indices, e, self.hook_edge, I(n),
-                        np.int32(k), np.uint64(0x5EED))
+            self.launch(
+                "koutr",
+                n * k,
+                *self.uf,
+                indptr,
+                indices,
+                e,
+                self.hook_edge,
+                I(n),
+                np.int32(k),
+                np.uint64(0x5EED),
+            )
             k0 = 0
         elif s == Sampling.HB and self.hb_one_pass():
-            self.launch("hb_fused", n, *self.uf, indptr, indices, I(n), np.int32(self.v.k),
-                        grid=_in_order(n))
+            self.launch(
+                "hb_fused",
+                n,
+                *self.uf,
+                indptr,
+                indices,
+                I(n),
+                np.int32(self.v.k),
+                grid=_in_order(n),
+            )
             mark("hook")
             k0 = 1
         elif s == Sampling.HB:
             self.launch("hb_hook", n, *self.uf, indptr, indices, e, self.hook_edge, I(n))
             mark("hook")
-            self.launch("hb_roots", n, *self.uf, indptr, indices, e, self.hook_edge, I(n),
-                        np.int32(self.v.k))
+            self.launch(
+                "hb_roots",
+                n,
+                *self.uf,
+                indptr,
+                indices,
+                e,
+                self.hook_edge,
+                I(n),
+                np.int32(self.v.k),
+            )
             k0 = 1
         else:
             self.bfs(indptr, indices, e)
@@ -179,8 +232,20 @@ class UnionFindRun:
                     bits, nbits = cp.zeros(n, np.uint8), cp.zeros(n, np.uint8)
                     self.launch("q2bits", size, cur, cur_len, bits)
                 nbits.fill(0)
-                self.launch("bfs_bu", n, *self.uf, indptr, indices, eids, self.hook_edge,
-                            I(source), I(n), bits, nbits, nxt_len)
+                self.launch(
+                    "bfs_bu",
+                    n,
+                    *self.uf,
+                    indptr,
+                    indices,
+                    eids,
+                    self.hook_edge,
+                    I(source),
+                    I(n),
+                    bits,
+                    nbits,
+                    nxt_len,
+                )
                 bits, nbits = nbits, bits
                 size = int(nxt_len[0])
                 if size <= n // alpha:  # switch back: the bitmap becomes a queue
@@ -189,8 +254,20 @@ class UnionFindRun:
                     cur_len[0] = q.shape[0]
                     bits = nbits = None
             else:
-                self.launch("bfs_td", size, *self.uf, indptr, indices, eids, self.hook_edge,
-                            I(source), cur, cur_len, nxt, nxt_len)
+                self.launch(
+                    "bfs_td",
+                    size,
+                    *self.uf,
+                    indptr,
+                    indices,
+                    eids,
+                    self.hook_edge,
+                    I(source),
+                    cur,
+                    cur_len,
+                    nxt,
+                    nxt_len,
+                )
                 cur, nxt, cur_len, nxt_len = nxt, cur, nxt_len, cur_len
                 size = int(cur_len[0])
         minv = cp.full(1, source, self.dt)
@@ -209,25 +286,75 @@ class UnionFindRun:
             queue, qlen = self.queue, self.qlen
             hb = np.int32(self.v.sampling == Sampling.HB)
             if sampled:
-                self.launch("finish_csr_warp", n, *self.uf, indptr, indices, e,
-                            self.hook_edge, I(n), np.int32(k0), hb, lmax, heavy, queue, qlen,
-                            grid=_in_order(n))
+                self.launch(
+                    "finish_csr_warp",
+                    n,
+                    *self.uf,
+                    indptr,
+                    indices,
+                    e,
+                    self.hook_edge,
+                    I(n),
+                    np.int32(k0),
+                    hb,
+                    lmax,
+                    heavy,
+                    queue,
+                    qlen,
+                    grid=_in_order(n),
+                )
             else:
                 # Rem re-reads one side per step where the parents overflow L2 (uf.cuh)
                 name = "finish_csr_one_side" if self.parents_overflow_l2() else "finish_csr"
-                self.launch(name, n, *self.uf, indptr, indices, e, self.hook_edge, I(n), heavy,
-                            queue, qlen, grid=_in_order(n))
+                self.launch(
+                    name,
+                    n,
+                    *self.uf,
+                    indptr,
+                    indices,
+                    e,
+                    self.hook_edge,
+                    I(n),
+                    heavy,
+                    queue,
+                    qlen,
+                    grid=_in_order(n),
+                )
             mark("finish_light")
-            self.k.finish_heavy(grid_for(device_info()["sm_count"] * 4 * BLOCK), (BLOCK,),
-                                (*self.uf, indptr, indices, e, self.hook_edge, np.int32(k0), hb,
-                                 np.int32(use), queue, qlen))
+            self.k.finish_heavy(
+                grid_for(device_info()["sm_count"] * 4 * BLOCK),
+                (BLOCK,),
+                (
+                    *self.uf,
+                    indptr,
+                    indices,
+                    e,
+                    self.hook_edge,
+                    np.int32(k0),
+                    hb,
+                    np.int32(use),
+                    queue,
+                    qlen,
+                ),
+            )
         else:
             src, dst = self.coo()
             m = src.shape[0]
             # a symmetric input lists entries sorted by source and unites each edge
             # from its larger end: in entry order the parents in use grow as above
-            self.launch("finish_coo", m, *self.uf, src, dst, self.hook_edge, np.int64(m), lmax,
-                        np.int32(use), np.int32(self.g.symmetric), grid=_in_order(m))
+            self.launch(
+                "finish_coo",
+                m,
+                *self.uf,
+                src,
+                dst,
+                self.hook_edge,
+                np.int64(m),
+                lmax,
+                np.int32(use),
+                np.int32(self.g.symmetric),
+                grid=_in_order(m),
+            )
 
     def roots(self, final: bool = True):
         """Point every vertex at its root. ``final=False`` (a captured plan) leaves the

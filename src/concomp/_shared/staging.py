@@ -42,7 +42,7 @@ def _stage(src, dst, out_src, out_dst, offset):
         start = b * _BLOCK
         stop = min(start + _BLOCK, m)
         s, d = src[start:stop], dst[start:stop]
-        os, od = out_src[offset + start:offset + stop], out_dst[offset + start:offset + stop]
+        os, od = out_src[offset + start : offset + stop], out_dst[offset + start : offset + stop]
         lo = s[0]
         hi = s[0]
         for j in range(s.shape[0]):
@@ -119,8 +119,9 @@ def _same_type(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return src.astype(dt), dst.astype(dt)
 
 
-def stage_edges(src: np.ndarray, dst: np.ndarray, out_src: np.ndarray, out_dst: np.ndarray,
-                offset: int = 0) -> tuple[int, int]:
+def stage_edges(
+    src: np.ndarray, dst: np.ndarray, out_src: np.ndarray, out_dst: np.ndarray, offset: int = 0
+) -> tuple[int, int]:
     """Copy ``src``/``dst`` into ``out_*[offset:offset+m]`` (casting) and return ``(min, max)``.
 
     Ids are signed or at most 32-bit unsigned integers (the caller converts
@@ -157,4 +158,3 @@ def edge_id_range(src: np.ndarray, dst: np.ndarray) -> tuple[int, int]:
         return 0, -1
     lo, hi = _range(*_same_type(src, dst))
     return int(lo), int(hi)
-

@@ -52,7 +52,12 @@ EXIT_BAD_INPUT = 2
 #: Errors that mean "the input or the environment is wrong", not "concomp has a bug":
 #: they become one line on stderr. Anything else propagates with its traceback.
 _USER_ERRORS: tuple[type[BaseException], ...] = (
-    ConcompError, FileNotFoundError, ValueError, OSError, ImportError, MemoryError,
+    ConcompError,
+    FileNotFoundError,
+    ValueError,
+    OSError,
+    ImportError,
+    MemoryError,
 )
 _log = logging.getLogger("concomp")
 
@@ -96,14 +101,35 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"concomp: error: {message} (see '{self.prog} --help')\n")
 
 
-register(Subcommand("cc", "connected components of a graph file or a generated graph",
-                    _add_cc_arguments, run_cc))
-register(Subcommand("info", "facts about a graph file: size, degrees, self loops, components",
-                    _add_info_arguments, run_info))
-register(Subcommand("generate", "generate a graph from a spec and write it to a file",
-                    _add_generate_arguments, run_generate))
-register(Subcommand("bench", "time concomp against SciPy, NetworkX, igraph, NetworKit on the suite",
-                    benchsuite.add_arguments, benchsuite.run))
+register(
+    Subcommand(
+        "cc", "connected components of a graph file or a generated graph", _add_cc_arguments, run_cc
+    )
+)
+register(
+    Subcommand(
+        "info",
+        "facts about a graph file: size, degrees, self loops, components",
+        _add_info_arguments,
+        run_info,
+    )
+)
+register(
+    Subcommand(
+        "generate",
+        "generate a graph from a spec and write it to a file",
+        _add_generate_arguments,
+        run_generate,
+    )
+)
+register(
+    Subcommand(
+        "bench",
+        "time concomp against SciPy, NetworkX, igraph, NetworKit on the suite",
+        benchsuite.add_arguments,
+        benchsuite.run,
+    )
+)
 
 
 # --------------------------------------------------------------------------- entry point
@@ -113,20 +139,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(prog="concomp", description="Graph connectivity on GPUs and CPUs.")
     parser.add_argument("--version", action="version", version=f"concomp {__version__}")
-    parser.add_argument("--debug", action="store_true",
-                        help="print full tracebacks and concomp's debug log on stderr")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="print full tracebacks and concomp's debug log on stderr",
+    )
     # Common options also accepted after the subcommand. SUPPRESS keeps a subparser
     # from overwriting a value given before the subcommand with its own default.
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="print full tracebacks and concomp's debug log on stderr")
-    common.add_argument("--no-progress", action="store_true", default=argparse.SUPPRESS,
-                        help="no progress messages on stderr")
+    common.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print full tracebacks and concomp's debug log on stderr",
+    )
+    common.add_argument(
+        "--no-progress",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="no progress messages on stderr",
+    )
     parser.set_defaults(no_progress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in SUBCOMMANDS.values():
-        p = sub.add_parser(command.name, help=command.help, description=command.help,
-                           parents=[common])
+        p = sub.add_parser(
+            command.name, help=command.help, description=command.help, parents=[common]
+        )
         command.add_arguments(p)
         p.set_defaults(_run=command.run)
     return parser

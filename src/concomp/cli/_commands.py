@@ -32,16 +32,31 @@ from ._common import (
 def _add_cc_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("path", nargs="?", metavar="PATH", help="graph file to read")
-    src.add_argument("--generate", metavar="SPEC",
-                     help="generate the graph instead, e.g. rmat:scale=16,ef=16,seed=1")
+    src.add_argument(
+        "--generate",
+        metavar="SPEC",
+        help="generate the graph instead, e.g. rmat:scale=16,ef=16,seed=1",
+    )
     p.add_argument("--format", default="auto", metavar="FMT", help=_FORMATS_HELP)
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"),
-                   help="engine (default: auto, the GPU for large graphs when one is usable)")
-    p.add_argument("--algorithm", default="auto", metavar="NAME",
-                   help="'auto', a preset such as 'afforest', or a variant string such as "
-                        "'kout-async-halve-csr'")
-    p.add_argument("-o", "--output", metavar="FILE",
-                   help="write the SciPy-numbered int32 labels to FILE (.npy, .txt, .parquet)")
+    p.add_argument(
+        "--device",
+        default="auto",
+        choices=("auto", "cpu", "gpu"),
+        help="engine (default: auto, the GPU for large graphs when one is usable)",
+    )
+    p.add_argument(
+        "--algorithm",
+        default="auto",
+        metavar="NAME",
+        help="'auto', a preset such as 'afforest', or a variant string such as "
+        "'kout-async-halve-csr'",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the SciPy-numbered int32 labels to FILE (.npy, .txt, .parquet)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -63,8 +78,9 @@ def run_cc(args: argparse.Namespace) -> int:
     device = _resolved_device(graph, args.device)
     start = time.perf_counter()
     with _phase("computing components", _progress_wanted(args)):
-        count, labels = connected_components(graph, device=device, algorithm=args.algorithm,
-                                             output_device="cpu")
+        count, labels = connected_components(
+            graph, device=device, algorithm=args.algorithm, output_device="cpu"
+        )
     t_compute = time.perf_counter() - start
     t_write = None
     if args.output is not None:
@@ -73,17 +89,31 @@ def run_cc(args: argparse.Namespace) -> int:
         t_write = time.perf_counter() - start
     largest = _largest_size(labels, count)
     report = {
-        "command": "cc", "source": source, "format": None if args.generate else args.format,
-        "n": graph.num_nodes, "m": graph.num_edges, "components": count,
-        "largest_component": largest, "device": device, "algorithm": args.algorithm,
+        "command": "cc",
+        "source": source,
+        "format": None if args.generate else args.format,
+        "n": graph.num_nodes,
+        "m": graph.num_edges,
+        "components": count,
+        "largest_component": largest,
+        "device": device,
+        "algorithm": args.algorithm,
         "output": args.output,
         "time_s": {"load": _round(t_load), "compute": _round(t_compute), "write": _round(t_write)},
     }
-    rows = [("source", source), ("nodes", graph.num_nodes), ("edges", graph.num_edges),
-            ("components", count), ("largest component", largest), ("device", device),
-            ("algorithm", args.algorithm), ("labels", args.output),
-            ("time load", _seconds(t_load)), ("time compute", _seconds(t_compute)),
-            ("time write", _seconds(t_write))]
+    rows = [
+        ("source", source),
+        ("nodes", graph.num_nodes),
+        ("edges", graph.num_edges),
+        ("components", count),
+        ("largest component", largest),
+        ("device", device),
+        ("algorithm", args.algorithm),
+        ("labels", args.output),
+        ("time load", _seconds(t_load)),
+        ("time compute", _seconds(t_compute)),
+        ("time write", _seconds(t_write)),
+    ]
     _emit(report, rows, args.json)
     return 0
 
@@ -92,8 +122,12 @@ def run_cc(args: argparse.Namespace) -> int:
 def _add_info_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", metavar="PATH", help="graph file to read")
     p.add_argument("--format", default="auto", metavar="FMT", help=_FORMATS_HELP)
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"),
-                   help="engine for counting components (default: auto)")
+    p.add_argument(
+        "--device",
+        default="auto",
+        choices=("auto", "cpu", "gpu"),
+        help="engine for counting components (default: auto)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -125,25 +159,46 @@ def run_info(args: argparse.Namespace) -> int:
     self_loops, (dmin, dmax, dmean) = degree_stats(graph)
     count = connected_components(graph, device=args.device, return_labels=False)
     report = {
-        "command": "info", "source": args.path, "format": args.format,
-        "n": graph.num_nodes, "m": graph.num_edges, "directed": graph.directed,
-        "weighted": graph.is_weighted, "self_loops": self_loops, "min_degree": dmin,
-        "max_degree": dmax, "mean_degree": dmean, "components": count,
-        "index_dtype": str(np.dtype(graph.index_dtype)), "time_s": {"load": _round(t_load)},
+        "command": "info",
+        "source": args.path,
+        "format": args.format,
+        "n": graph.num_nodes,
+        "m": graph.num_edges,
+        "directed": graph.directed,
+        "weighted": graph.is_weighted,
+        "self_loops": self_loops,
+        "min_degree": dmin,
+        "max_degree": dmax,
+        "mean_degree": dmean,
+        "components": count,
+        "index_dtype": str(np.dtype(graph.index_dtype)),
+        "time_s": {"load": _round(t_load)},
     }
-    rows = [("source", args.path), ("nodes", graph.num_nodes), ("edges", graph.num_edges),
-            ("directed", graph.directed), ("weighted", graph.is_weighted),
-            ("self loops", self_loops), ("min degree", dmin), ("max degree", dmax),
-            ("mean degree", f"{dmean:.3f}"), ("components", count),
-            ("index dtype", report["index_dtype"]), ("time load", _seconds(t_load))]
+    rows = [
+        ("source", args.path),
+        ("nodes", graph.num_nodes),
+        ("edges", graph.num_edges),
+        ("directed", graph.directed),
+        ("weighted", graph.is_weighted),
+        ("self loops", self_loops),
+        ("min degree", dmin),
+        ("max degree", dmax),
+        ("mean degree", f"{dmean:.3f}"),
+        ("components", count),
+        ("index dtype", report["index_dtype"]),
+        ("time load", _seconds(t_load)),
+    ]
     _emit(report, rows, args.json)
     return 0
 
 
 # --------------------------------------------------------------------------- generate
 def _add_generate_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("spec", metavar="SPEC",
-                   help="generator spec, e.g. rmat:scale=16,ef=16,seed=1 or grid:rows=100,cols=100")
+    p.add_argument(
+        "spec",
+        metavar="SPEC",
+        help="generator spec, e.g. rmat:scale=16,ef=16,seed=1 or grid:rows=100,cols=100",
+    )
     p.add_argument("-o", "--output", metavar="FILE", required=True, help="graph file to write")
     p.add_argument("--format", default="auto", metavar="FMT", help=_FORMATS_HELP)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -159,12 +214,21 @@ def run_generate(args: argparse.Namespace) -> int:
         write_graph(graph, args.output, format=args.format)
     t_write = time.perf_counter() - start
     report = {
-        "command": "generate", "spec": args.spec, "output": args.output, "format": args.format,
-        "n": graph.num_nodes, "m": graph.num_edges,
+        "command": "generate",
+        "spec": args.spec,
+        "output": args.output,
+        "format": args.format,
+        "n": graph.num_nodes,
+        "m": graph.num_edges,
         "time_s": {"generate": _round(t_gen), "write": _round(t_write)},
     }
-    rows = [("spec", args.spec), ("output", args.output), ("nodes", graph.num_nodes),
-            ("edges", graph.num_edges), ("time generate", _seconds(t_gen)),
-            ("time write", _seconds(t_write))]
+    rows = [
+        ("spec", args.spec),
+        ("output", args.output),
+        ("nodes", graph.num_nodes),
+        ("edges", graph.num_edges),
+        ("time generate", _seconds(t_gen)),
+        ("time write", _seconds(t_write)),
+    ]
     _emit(report, rows, args.json)
     return 0

@@ -21,8 +21,10 @@ import numpy as np
 
 from ..errors import ConcompError
 
-_FORMATS_HELP = ("file format: auto (from the suffix), snap, csv, mtx, dimacs, pace, metis, "
-                 "npz, parquet; .gz/.xz/.bz2 are decompressed transparently")
+_FORMATS_HELP = (
+    "file format: auto (from the suffix), snap, csv, mtx, dimacs, pace, metis, "
+    "npz, parquet; .gz/.xz/.bz2 are decompressed transparently"
+)
 _LABEL_SUFFIXES = (".npy", ".txt", ".parquet")
 
 
@@ -68,8 +70,11 @@ def _phase(what: str, enabled: bool, delay: float = 1.0) -> Iterator[None]:
         timer.cancel()
         timer.join()  # the announcement, if it started, is printed before "done"
         if shown.is_set():
-            print(f"concomp: {what}: done in {time.perf_counter() - start:.1f} s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"concomp: {what}: done in {time.perf_counter() - start:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 def _emit(report: dict[str, Any], rows: Sequence[tuple[str, Any]], as_json: bool) -> None:
@@ -135,8 +140,10 @@ def _check_label_path(path: str) -> str:
     """Return the label file's suffix, failing before any work is done if it is unknown."""
     suffix = Path(path).suffix.lower()
     if suffix not in _LABEL_SUFFIXES:
-        raise CLIError(f"-o {path!r}: cannot write labels to a {suffix or 'suffix-less'} file; "
-                       f"use one of {', '.join(_LABEL_SUFFIXES)}")
+        raise CLIError(
+            f"-o {path!r}: cannot write labels to a {suffix or 'suffix-less'} file; "
+            f"use one of {', '.join(_LABEL_SUFFIXES)}"
+        )
     return suffix
 
 
@@ -155,6 +162,8 @@ def write_labels(labels: np.ndarray, path: str) -> None:
             import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError as exc:
-            raise CLIError("writing labels to .parquet needs pyarrow; install it with "
-                           "pip install 'concomp[io]' or use -o labels.npy") from exc
+            raise CLIError(
+                "writing labels to .parquet needs pyarrow; install it with "
+                "pip install 'concomp[io]' or use -o labels.npy"
+            ) from exc
         pq.write_table(pa.table({"label": labels}), path)

@@ -237,8 +237,10 @@ def _device_components(csgraph: Any, directed: bool) -> tuple[int, Any]:
     reason = unsupported("gpu", "scc", "strong_component_labels")
     dev = "cpu" if reason else "gpu"
     if reason:
-        log.debug("connected_components(connection='strong') on CuPy input runs on the CPU "
-                  "engine: %s", reason)
+        log.debug(
+            "connected_components(connection='strong') on CuPy input runs on the CPU engine: %s",
+            reason,
+        )
         indptr, indices = to_numpy(indptr), to_numpy(indices)
     count, labels = driver(dev, "scc", "strong_component_labels")(indptr, indices)
     return count, to_device(labels)

@@ -103,16 +103,19 @@ def _scipy_drops_bsr_zeros() -> bool:
     """
     from scipy.sparse.csgraph import minimum_spanning_tree as scipy_mst
 
-    A = sp.csr_array((np.array([0.0, 1.0, 2.0]), (np.array([0, 1, 0]), np.array([1, 2, 2]))),
-                     shape=(3, 3))
+    A = sp.csr_array(
+        (np.array([0.0, 1.0, 2.0]), (np.array([0, 1, 0]), np.array([1, 2, 2]))), shape=(3, 3)
+    )
     return scipy_mst(sp.bsr_array(A)).nnz == 2
 
 
 def _to_csr(csgraph: Any):
     """SciPy's ``validate_graph(csgraph, directed=True, dense_output=False)`` conversion."""
     if type(csgraph).__module__.split(".")[0] == "sparse":
-        raise TypeError("argument `csgraph`: PyData sparse arrays are not supported. Fix: pass "
-                        "csgraph.to_scipy_sparse().")
+        raise TypeError(
+            "argument `csgraph`: PyData sparse arrays are not supported. Fix: pass "
+            "csgraph.to_scipy_sparse()."
+        )
     if sp.issparse(csgraph):
         A = csgraph.tocsr(copy=True)
         if csgraph.format == "bsr" and _scipy_drops_bsr_zeros():

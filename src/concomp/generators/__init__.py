@@ -35,13 +35,36 @@ from ._models import barabasi_albert, delaunay, knn_geometric
 from ._spec import parse_spec, suite_args
 from ._weights import finish_graph, random_weights, with_weights
 
-__all__ = ["rmat", "erdos_renyi_rmat", "cong", "gnm", "grid", "knn_geometric", "delaunay",
-           "barabasi_albert", "random_weights", "with_weights", "suite", "from_spec"]
+__all__ = [
+    "rmat",
+    "erdos_renyi_rmat",
+    "cong",
+    "gnm",
+    "grid",
+    "knn_geometric",
+    "delaunay",
+    "barabasi_albert",
+    "random_weights",
+    "with_weights",
+    "suite",
+    "from_spec",
+]
 
 
-def rmat(scale: int, edge_factor: float = 16, a: float = 0.57, b: float = 0.19,
-         c: float = 0.19, d: float | None = None, *, permute: bool = True, clean: bool = True,
-         seed: Any = 0, device: str = "cpu", weights: Any = None) -> Graph:
+def rmat(
+    scale: int,
+    edge_factor: float = 16,
+    a: float = 0.57,
+    b: float = 0.19,
+    c: float = 0.19,
+    d: float | None = None,
+    *,
+    permute: bool = True,
+    clean: bool = True,
+    seed: Any = 0,
+    device: str = "cpu",
+    weights: Any = None,
+) -> Graph:
     """R-MAT (recursive matrix) graph with ``2**scale`` vertices.
 
     Each of the ``m = edge_factor * 2**scale`` edges descends ``scale`` levels of the
@@ -91,10 +114,15 @@ def rmat(scale: int, edge_factor: float = 16, a: float = 0.57, b: float = 0.19,
     """
     scale = int_arg("scale", scale, 0, 40)
     probs = _rmat_probs(a, b, c, d)
-    if not (isinstance(edge_factor, (int, float, np.integer, np.floating))
-            and math.isfinite(edge_factor) and edge_factor >= 0):
-        raise InvalidGraphError(f"argument `edge_factor`: {edge_factor!r} is not a number >= 0."
-                                " Fix: pass edges per vertex, e.g. 16.")
+    if not (
+        isinstance(edge_factor, (int, float, np.integer, np.floating))
+        and math.isfinite(edge_factor)
+        and edge_factor >= 0
+    ):
+        raise InvalidGraphError(
+            f"argument `edge_factor`: {edge_factor!r} is not a number >= 0."
+            " Fix: pass edges per vertex, e.g. 16."
+        )
     n = 1 << scale
     m = int(edge_factor * n)
     device = resolve_device(device)
@@ -106,17 +134,30 @@ def rmat(scale: int, edge_factor: float = 16, a: float = 0.57, b: float = 0.19,
     perm = permutation(xp, k_perm, n, dt) if permute else None
     if xp is np:
         src, dst = np.empty(m, dt), np.empty(m, dt)
-        _gen_cpu.rmat_edges(np.uint64(k_edges), scale, *(np.uint64(t) for t in thresholds),
-                            perm if perm is not None else np.zeros(1, dt), perm is not None,
-                            src, dst)
+        _gen_cpu.rmat_edges(
+            np.uint64(k_edges),
+            scale,
+            *(np.uint64(t) for t in thresholds),
+            perm if perm is not None else np.zeros(1, dt),
+            perm is not None,
+            src,
+            dst,
+        )
     else:
         src, dst = _gen_xp.rmat_edges(xp, k_edges, scale, m, thresholds, perm, dt)
     return finish_graph(xp, src, dst, n, clean, weights, k_w)
 
 
-def erdos_renyi_rmat(scale: int, edge_factor: float = 16, *, permute: bool = True,
-                     clean: bool = True, seed: Any = 0, device: str = "cpu",
-                     weights: Any = None) -> Graph:
+def erdos_renyi_rmat(
+    scale: int,
+    edge_factor: float = 16,
+    *,
+    permute: bool = True,
+    clean: bool = True,
+    seed: Any = 0,
+    device: str = "cpu",
+    weights: Any = None,
+) -> Graph:
     """Uniform random graph as R-MAT with ``a = b = c = d = 0.25`` (the "er22" graph).
 
     Examples
@@ -125,12 +166,31 @@ def erdos_renyi_rmat(scale: int, edge_factor: float = 16, *, permute: bool = Tru
     >>> erdos_renyi_rmat(10, seed=3).num_edges
     32236
     """
-    return rmat(scale, edge_factor, 0.25, 0.25, 0.25, 0.25, permute=permute, clean=clean,
-                seed=seed, device=device, weights=weights)
+    return rmat(
+        scale,
+        edge_factor,
+        0.25,
+        0.25,
+        0.25,
+        0.25,
+        permute=permute,
+        clean=clean,
+        seed=seed,
+        device=device,
+        weights=weights,
+    )
 
 
-def cong(scale: int, edge_factor: float = 16, *, permute: bool = True, clean: bool = True,
-         seed: Any = 0, device: str = "cpu", weights: Any = None) -> Graph:
+def cong(
+    scale: int,
+    edge_factor: float = 16,
+    *,
+    permute: bool = True,
+    clean: bool = True,
+    seed: Any = 0,
+    device: str = "cpu",
+    weights: Any = None,
+) -> Graph:
     """R-MAT with ``(a, b, c, d) = (0.45, 0.15, 0.15, 0.25)`` (Cong & Muzio; "cong22").
 
     Examples
@@ -139,12 +199,24 @@ def cong(scale: int, edge_factor: float = 16, *, permute: bool = True, clean: bo
     >>> cong(10, seed=3).num_nodes
     1024
     """
-    return rmat(scale, edge_factor, 0.45, 0.15, 0.15, 0.25, permute=permute, clean=clean,
-                seed=seed, device=device, weights=weights)
+    return rmat(
+        scale,
+        edge_factor,
+        0.45,
+        0.15,
+        0.15,
+        0.25,
+        permute=permute,
+        clean=clean,
+        seed=seed,
+        device=device,
+        weights=weights,
+    )
 
 
-def gnm(n: int, m: int, *, clean: bool = True, seed: Any = 0, device: str = "cpu",
-        weights: Any = None) -> Graph:
+def gnm(
+    n: int, m: int, *, clean: bool = True, seed: Any = 0, device: str = "cpu", weights: Any = None
+) -> Graph:
     """Uniform random graph G(n, m): ``m`` edges with independent uniform endpoints.
 
     With ``clean=True`` self loops and repeated edges are removed, so the graph has
@@ -160,8 +232,9 @@ def gnm(n: int, m: int, *, clean: bool = True, seed: Any = 0, device: str = "cpu
     n = int_arg("n", n, 0, 1 << 32)
     m = int_arg("m", m, 0, 1 << 62)
     if n == 0 and m > 0:
-        raise InvalidGraphError(f"argument `n`: 0 vertices cannot hold m={m} edges. Fix: pass "
-                                "n >= 1 or m = 0.")
+        raise InvalidGraphError(
+            f"argument `n`: 0 vertices cannot hold m={m} edges. Fix: pass n >= 1 or m = 0."
+        )
     device = resolve_device(device)
     k_edges, k_w = derive_keys(seed, "gnm", "weights")
     dt = index_dtype_for(n, 4 * m)
@@ -174,8 +247,16 @@ def gnm(n: int, m: int, *, clean: bool = True, seed: Any = 0, device: str = "cpu
     return finish_graph(xp, src, dst, n, clean, weights, k_w)
 
 
-def grid(rows: int, cols: int, *, torus: bool = False, permute: bool = False, seed: Any = 0,
-         device: str = "cpu", weights: Any = None) -> Graph:
+def grid(
+    rows: int,
+    cols: int,
+    *,
+    torus: bool = False,
+    permute: bool = False,
+    seed: Any = 0,
+    device: str = "cpu",
+    weights: Any = None,
+) -> Graph:
     """2-D grid (or torus) graph; vertex ``(r, c)`` has id ``r * cols + c``.
 
     A grid has ``2*rows*cols - rows - cols`` undirected edges; a torus adds the
@@ -254,11 +335,14 @@ def _rmat_probs(a: float, b: float, c: float, d: float | None) -> np.ndarray:
     try:
         probs = np.array([a, b, c, 1.0 - a - b - c if d is None else d], dtype=np.float64)
     except (TypeError, ValueError):
-        raise InvalidGraphError(f"arguments `a, b, c, d`: R-MAT probabilities must be numbers, "
-                                f"got {(a, b, c, d)!r}. Fix: pass floats.") from None
+        raise InvalidGraphError(
+            f"arguments `a, b, c, d`: R-MAT probabilities must be numbers, "
+            f"got {(a, b, c, d)!r}. Fix: pass floats."
+        ) from None
     shown = tuple(round(float(p), 12) for p in probs)
     if not (np.isfinite(probs).all() and (probs >= 0).all() and abs(probs.sum() - 1) < 1e-9):
         raise InvalidGraphError(
             f"arguments `a, b, c, d`: R-MAT probabilities {shown} must each be >= 0 and sum to "
-            "1. Fix: pass a, b, c with a + b + c <= 1 (d defaults to 1 - a - b - c).")
+            "1. Fix: pass a, b, c with a + b + c <= 1 (d defaults to 1 - a - b - c)."
+        )
     return probs

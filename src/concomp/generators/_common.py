@@ -30,8 +30,10 @@ def derive_keys(seed: Any, *streams: str) -> list[int]:
     elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
         base = int(seed) & _MASK64
     else:
-        raise InvalidGraphError(f"argument `seed`: expected an int or numpy.random.Generator, "
-                                f"got {seed!r}. Fix: pass e.g. seed=0.")
+        raise InvalidGraphError(
+            f"argument `seed`: expected an int or numpy.random.Generator, "
+            f"got {seed!r}. Fix: pass e.g. seed=0."
+        )
     root = _gen_xp.mix64_int(base)
     return [_gen_xp.mix64_int(root ^ _gen_xp.mix64_int(_STREAMS[s] << 32)) for s in streams]
 
@@ -54,11 +56,14 @@ def xp_for(device: str) -> Any:
 def int_arg(name: str, value: Any, lo: int, hi: int) -> int:
     """``value`` as an int in ``[lo, hi]``, else :class:`InvalidGraphError` saying so."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise InvalidGraphError(f"argument `{name}`: expected an int, got {value!r}. Fix: pass "
-                                f"an integer in [{lo}, {hi}].")
+        raise InvalidGraphError(
+            f"argument `{name}`: expected an int, got {value!r}. Fix: pass "
+            f"an integer in [{lo}, {hi}]."
+        )
     if not lo <= value <= hi:
-        raise InvalidGraphError(f"argument `{name}`: {value} is outside [{lo}, {hi}]. Fix: pass"
-                                f" a value in that range.")
+        raise InvalidGraphError(
+            f"argument `{name}`: {value} is outside [{lo}, {hi}]. Fix: pass a value in that range."
+        )
     return int(value)
 
 

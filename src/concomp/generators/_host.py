@@ -13,8 +13,14 @@ import numpy as np
 
 from .._shared.threads import serialized
 
-__all__ = ["rmat_edges", "uniform_edges", "feistel_permutation", "symmetric_csr",
-           "pair_weights_coo", "pair_weights_csr"]
+__all__ = [
+    "rmat_edges",
+    "uniform_edges",
+    "feistel_permutation",
+    "symmetric_csr",
+    "pair_weights_coo",
+    "pair_weights_csr",
+]
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -222,7 +228,7 @@ def _radix_sort(a, tmp, key_bits):
 def _sort_unique_buckets(keys, starts, key_bits, uniq):
     nbuckets = starts.shape[0] - 1
     for b in nb.prange(nbuckets):
-        a = keys[starts[b]:starts[b + 1]]
+        a = keys[starts[b] : starts[b + 1]]
         k = a.shape[0]
         _radix_sort(a, np.empty(k, dtype=keys.dtype), key_bits)
         out = 0
@@ -247,8 +253,9 @@ def _emit_csr(keys, starts, uniq, bits, shift, indptr, indices):
             indptr[first_row + (x >> bits) + 1] += 1
 
 
-def symmetric_csr(src: np.ndarray, dst: np.ndarray, n: int, out_dtype) -> tuple[np.ndarray,
-                                                                                 np.ndarray]:
+def symmetric_csr(
+    src: np.ndarray, dst: np.ndarray, n: int, out_dtype
+) -> tuple[np.ndarray, np.ndarray]:
     """Symmetric CSR (both directions, rows sorted) without self loops or duplicates."""
     bits = max(1, (n - 1).bit_length())
     top = min(bits, max(_DIGIT, 2 * bits - 32))

@@ -19,8 +19,9 @@ from ._weights import finish_graph
 __all__ = ["knn_geometric", "delaunay", "barabasi_albert"]
 
 
-def knn_geometric(n: int, k: int = 6, *, dim: int = 2, seed: Any = 0, device: str = "cpu",
-                  weights: Any = None) -> Graph:
+def knn_geometric(
+    n: int, k: int = 6, *, dim: int = 2, seed: Any = 0, device: str = "cpu", weights: Any = None
+) -> Graph:
     """Random geometric graph: ``n`` uniform points in the unit cube, each joined to its
     ``k`` nearest neighbours, symmetrised (every vertex has degree >= ``k``).
 
@@ -79,8 +80,9 @@ def delaunay(n: int, *, seed: Any = 0, device: str = "cpu", weights: Any = None)
     return g.to("gpu") if device == "gpu" else g
 
 
-def barabasi_albert(n: int, m_attach: int, *, seed: Any = 0, device: str = "cpu",
-                    weights: Any = None) -> Graph:
+def barabasi_albert(
+    n: int, m_attach: int, *, seed: Any = 0, device: str = "cpu", weights: Any = None
+) -> Graph:
     """Preferential-attachment graph (Barabási–Albert) with exactly
     ``m_attach * (n - m_attach)`` undirected edges.
 

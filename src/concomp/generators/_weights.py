@@ -20,8 +20,15 @@ from ._common import derive_keys, resolve_device, xp_for
 __all__ = ["random_weights", "with_weights", "finish_graph"]
 
 
-def random_weights(graph_or_m: Graph | int, *, low: float = 0, high: float = 1e6,
-                   dtype: str = "int", seed: Any = 0, device: str | None = None) -> Any:
+def random_weights(
+    graph_or_m: Graph | int,
+    *,
+    low: float = 0,
+    high: float = 1e6,
+    dtype: str = "int",
+    seed: Any = 0,
+    device: str | None = None,
+) -> Any:
     """Reproducible random edge weights, one per edge id.
 
     For a :class:`~concomp.Graph`, the weight of edge ``(u, v)`` is a hash of
@@ -63,8 +70,9 @@ def random_weights(graph_or_m: Graph | int, *, low: float = 0, high: float = 1e6
     else:
         m = _count(graph_or_m)
         xp = xp_for(resolve_device(device or "cpu"))
-        w = _gen_xp.values_from_words(xp, _gen_xp.words(xp, key, xp.arange(m, dtype=xp.uint64)),
-                                      low, span, as_int, out_dtype)
+        w = _gen_xp.values_from_words(
+            xp, _gen_xp.words(xp, key, xp.arange(m, dtype=xp.uint64)), low, span, as_int, out_dtype
+        )
     return _move(w, device)
 
 
@@ -81,19 +89,29 @@ def with_weights(graph: Graph, weights: Any) -> Graph:
     Graph(n=2, m=2, undirected, weighted, device='cpu')
     """
     if not isinstance(graph, Graph):
-        raise InvalidGraphError(f"argument `graph`: expected a concomp.Graph, got "
-                                f"{type(graph).__name__}. Fix: build one with concomp.as_graph.")
+        raise InvalidGraphError(
+            f"argument `graph`: expected a concomp.Graph, got "
+            f"{type(graph).__name__}. Fix: build one with concomp.as_graph."
+        )
     w = check_weights(weights, graph.num_edges)
     w = _move(w, graph.device)
-    g = Graph(graph.num_nodes, src=graph._src, dst=graph._dst, indptr=graph._indptr,
-              indices=graph._indices, weights=w, directed=graph.directed,
-              symmetric=graph.symmetric)
+    g = Graph(
+        graph.num_nodes,
+        src=graph._src,
+        dst=graph._dst,
+        indptr=graph._indptr,
+        indices=graph._indices,
+        weights=w,
+        directed=graph.directed,
+        symmetric=graph.symmetric,
+    )
     g._coo_to_csr, g._ucsr = graph._coo_to_csr, graph._ucsr
     return g
 
 
-def finish_graph(xp: Any, src: Any, dst: Any, n: int, clean: bool, weights: Any,
-                 weight_key: int) -> Graph:
+def finish_graph(
+    xp: Any, src: Any, dst: Any, n: int, clean: bool, weights: Any, weight_key: int
+) -> Graph:
     """Raw edges -> Graph: the symmetric CSR when ``clean``, then the requested weights
     (``None``, ``"int"``/``"float"`` for :func:`random_weights`, or an array)."""
     if clean:
@@ -114,17 +132,25 @@ def finish_graph(xp: Any, src: Any, dst: Any, n: int, clean: bool, weights: Any,
 
 def _weight_range(low: Any, high: Any, dtype: str) -> tuple[bool, Any, Any]:
     if dtype not in ("int", "float"):
-        raise InvalidGraphError(f"argument `dtype`: {dtype!r} is not valid; allowed: 'int', "
-                                "'float'. Fix: pass one of those.")
-    ok = all(isinstance(x, (int, float, np.integer, np.floating)) and math.isfinite(x)
-             for x in (low, high)) and low <= high
+        raise InvalidGraphError(
+            f"argument `dtype`: {dtype!r} is not valid; allowed: 'int', "
+            "'float'. Fix: pass one of those."
+        )
+    ok = (
+        all(
+            isinstance(x, (int, float, np.integer, np.floating)) and math.isfinite(x)
+            for x in (low, high)
+        )
+        and low <= high
+    )
     if dtype == "int":
         ok = ok and float(low).is_integer() and float(high).is_integer()
     if not ok:
         raise InvalidGraphError(
             f"arguments `low, high`: ({low!r}, {high!r}) is not a valid {dtype} range; need "
             f"finite numbers with low <= high{' and whole values' if dtype == 'int' else ''}. "
-            "Fix: pass e.g. low=0, high=1e6.")
+            "Fix: pass e.g. low=0, high=1e6."
+        )
     if dtype == "float":
         return False, np.float64, float(high) - float(low)
     lo, hi = int(low), int(high)
@@ -134,8 +160,10 @@ def _weight_range(low: Any, high: Any, dtype: str) -> tuple[bool, Any, Any]:
 
 def _count(m: Any) -> int:
     if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, np.integer)) or m < 0:
-        raise InvalidGraphError(f"argument `graph_or_m`: expected a Graph or an edge count >= 0,"
-                                f" got {m!r}. Fix: pass a concomp.Graph or an int.")
+        raise InvalidGraphError(
+            f"argument `graph_or_m`: expected a Graph or an edge count >= 0,"
+            f" got {m!r}. Fix: pass a concomp.Graph or an int."
+        )
     return int(m)
 
 
@@ -144,8 +172,7 @@ def _graph_weights(g: Graph, key: int, low: Any, span: Any, as_int: bool, dtype:
     if g.device == "cpu":
         out = np.empty(g.num_edges, dtype=dtype)
         if g._src is None:  # built from CSR: entries are edge ids, rows give the sources
-            _gen_cpu.pair_weights_csr(np.uint64(key), g._indptr, g._indices, lo, span, as_int,
-                                      out)
+            _gen_cpu.pair_weights_csr(np.uint64(key), g._indptr, g._indices, lo, span, as_int, out)
         else:
             _gen_cpu.pair_weights_coo(np.uint64(key), g._src, g._dst, lo, span, as_int, out)
         return out

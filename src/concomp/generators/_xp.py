@@ -12,9 +12,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["mix64_int", "words", "rmat_edges", "uniform_edges", "feistel_permutation",
-           "symmetric_csr", "pair_weights", "values_from_words", "uniform_points",
-           "barabasi_albert"]
+__all__ = [
+    "mix64_int",
+    "words",
+    "rmat_edges",
+    "uniform_edges",
+    "feistel_permutation",
+    "symmetric_csr",
+    "pair_weights",
+    "values_from_words",
+    "uniform_points",
+    "barabasi_albert",
+]
 
 _MASK64 = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
@@ -41,8 +50,9 @@ def words(xp: Any, key: int, counters: Any) -> Any:
     return z ^ (z >> _U(31))
 
 
-def rmat_edges(xp: Any, key: int, scale: int, m: int, thresholds: tuple[int, int, int],
-               perm: Any, dtype: Any) -> tuple[Any, Any]:
+def rmat_edges(
+    xp: Any, key: int, scale: int, m: int, thresholds: tuple[int, int, int], perm: Any, dtype: Any
+) -> tuple[Any, Any]:
     """R-MAT endpoints; same bits as :func:`concomp.generators._host.rmat_edges`."""
     ta, tab, tabc = (_U(t) for t in thresholds)
     per_edge = (scale + 1) // 2
@@ -91,7 +101,8 @@ def _feistel(xp: Any, key: int, x: Any, half: int) -> Any:
 
 
 def feistel_permutation(xp: Any, key: int, n: int, half: int, dtype: Any) -> Any:
-    """Keyed bijection of ``[0, n)``; same as :func:`concomp.generators._host.feistel_permutation`."""
+    """Keyed bijection of ``[0, n)``; same as
+    :func:`concomp.generators._host.feistel_permutation`."""
     x = _feistel(xp, key, xp.arange(n, dtype=xp.uint64), half)
     out_of_range = xp.flatnonzero(x >= _U(n))
     # cycle walking: re-encrypt only the values that fell outside [0, n)
@@ -118,13 +129,13 @@ def symmetric_csr(xp: Any, src: Any, dst: Any, n: int, dtype: Any) -> tuple[Any,
     return indptr.astype(xp.int64), cols
 
 
-def pair_weights(xp: Any, key: int, u: Any, v: Any, low: Any, span: Any, as_int: bool,
-                 dtype: Any) -> Any:
+def pair_weights(
+    xp: Any, key: int, u: Any, v: Any, low: Any, span: Any, as_int: bool, dtype: Any
+) -> Any:
     """Weights from a hash of ``(min(u, v), max(u, v))``; same as the numba kernels."""
     lo = xp.minimum(u, v).astype(xp.uint64)
     hi = xp.maximum(u, v).astype(xp.uint64)
-    return values_from_words(xp, _words_keyed(xp, words(xp, key, lo), hi), low, span, as_int,
-                             dtype)
+    return values_from_words(xp, _words_keyed(xp, words(xp, key, lo), hi), low, span, as_int, dtype)
 
 
 def values_from_words(xp: Any, w: Any, low: Any, span: Any, as_int: bool, dtype: Any) -> Any:
@@ -150,8 +161,9 @@ def uniform_points(xp: Any, key: int, n: int, dim: int) -> Any:
     return ((w >> _U(11)).astype(xp.float64) * (1.0 / 9007199254740992.0)).reshape(n, dim)
 
 
-def barabasi_albert(xp: Any, key: int, n: int, d: int, dtype: Any,
-                    max_rounds: int = 10_000) -> tuple[Any, Any]:
+def barabasi_albert(
+    xp: Any, key: int, n: int, d: int, dtype: Any, max_rounds: int = 10_000
+) -> tuple[Any, Any]:
     """Preferential attachment edges, vectorised (Batagelj-Brandes endpoint list).
 
     Vertices ``0..d`` start as a star around 0. Vertex ``v > d`` adds ``d`` edges; the
@@ -177,8 +189,7 @@ def barabasi_albert(xp: Any, key: int, n: int, d: int, dtype: Any,
         redraw = _repeated_targets(xp, dst[d:].reshape(n - d - 1, d), d) + d
         if redraw.size == 0:
             return src.astype(dtype), dst.astype(dtype)
-    raise RuntimeError("barabasi_albert: targets still repeat after "
-                       f"{max_rounds} redraw rounds")
+    raise RuntimeError(f"barabasi_albert: targets still repeat after {max_rounds} redraw rounds")
 
 
 def _resolve_targets(xp: Any, r: Any, src: Any, d: int) -> Any:

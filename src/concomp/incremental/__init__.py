@@ -58,16 +58,21 @@ def legal_algorithms(device: str) -> list[str]:
     ['none-async-naive-coo', 'none-async-split-coo']
     """
     concurrent = device == "gpu"
-    return [str(Variant("none", row.name, c, "coo")) for row in union_rules_for(device, "incremental")
-            for c in row.compress if row.records_forest(device, c, concurrent=concurrent)]
+    return [
+        str(Variant("none", row.name, c, "coo"))
+        for row in union_rules_for(device, "incremental")
+        for c in row.compress
+        if row.records_forest(device, c, concurrent=concurrent)
+    ]
 
 
-def plan_capacity(capacity: int, dtype: Any, needed: int,
-                  int32_capacity: int = INT32_CAPACITY) -> tuple[int, np.dtype]:
+def plan_capacity(
+    capacity: int, dtype: Any, needed: int, int32_capacity: int = INT32_CAPACITY
+) -> tuple[int, np.dtype]:
     """Capacity and index dtype that hold ``needed`` vertices, growing geometrically.
 
-    Stays in int32 while ``needed`` fits (capping the doubling at
-    ``int32_capacity``, by default :data:`INT32_CAPACITY`), switches to int64 beyond. Pure arithmetic: nothing
+    Stays in int32 while ``needed`` fits (capping the doubling at ``int32_capacity``,
+    by default :data:`INT32_CAPACITY`), switches to int64 beyond. Pure arithmetic: nothing
     is allocated.
 
     Examples
@@ -91,8 +96,7 @@ def plan_capacity(capacity: int, dtype: Any, needed: int,
 
 def _choose_device(device: Any) -> str:
     # a stream of batches has no size to weigh up front: the state lives on a usable GPU
-    return resolve_device(device, data_device="cpu", num_edges=None,
-                          what="IncrementalConnectivity")
+    return resolve_device(device, data_device="cpu", num_edges=None, what="IncrementalConnectivity")
 
 
 def _choose_variant(algorithm: Any, dev: str) -> Variant:
@@ -101,7 +105,8 @@ def _choose_variant(algorithm: Any, dev: str) -> Variant:
         raise InvalidVariantError(
             f"algorithm={str(variant)!r} is not an incremental rule of the {dev} engine; "
             f"batches are COO edge lists without sampling (GConn, section 3.6). Legal choices: "
-            f"{', '.join(legal_algorithms(dev))}.")
+            f"{', '.join(legal_algorithms(dev))}."
+        )
     return variant
 
 
@@ -149,22 +154,36 @@ class IncrementalConnectivity:
     ([0, 0, 0, 0, 1, 2], 3)
     """
 
-    def __init__(self, num_nodes: int | None = None, *, device: str = "auto",
-                 algorithm: str | Variant = "auto", options: Options | None = None) -> None:
+    def __init__(
+        self,
+        num_nodes: int | None = None,
+        *,
+        device: str = "auto",
+        algorithm: str | Variant = "auto",
+        options: Options | None = None,
+    ) -> None:
         n = 0 if num_nodes is None else num_nodes
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise InvalidGraphError(f"argument `num_nodes`: expected an int >= 0, got "
-                                    f"{num_nodes!r}. Fix: pass a count or None.")
+            raise InvalidGraphError(
+                f"argument `num_nodes`: expected an int >= 0, got "
+                f"{num_nodes!r}. Fix: pass a count or None."
+            )
         # parents, two hook endpoints (int32) and two int64 hook ids per vertex
-        check_num_nodes(int(n), "num_nodes", per_item=28, fix="pass the number of vertices "
-                        "you need (the state grows on demand); ids must be dense")
+        check_num_nodes(
+            int(n),
+            "num_nodes",
+            per_item=28,
+            fix="pass the number of vertices "
+            "you need (the state grows on demand); ids must be dense",
+        )
         self._requested = (device, str(algorithm))
         self._options = resolve_options(options)
         dev = _choose_device(device)
         self._variant = _choose_variant(algorithm, dev)
         cap, dt = plan_capacity(0, np.int32, int(n), self._options.int32_capacity)
-        self._engine = driver(dev, "incremental", "IncrementalEngine")(self._variant, cap, dt,
-                                                                       self._options)
+        self._engine = driver(dev, "incremental", "IncrementalEngine")(
+            self._variant, cap, dt, self._options
+        )
         self._n = int(n)
         self._batches = 0
 
@@ -206,8 +225,10 @@ class IncrementalConnectivity:
         return self._engine.dtype
 
     def __repr__(self) -> str:
-        return (f"IncrementalConnectivity(num_nodes={self._n}, num_batches={self._batches}, "
-                f"device={self.device!r}, algorithm={self.algorithm!r})")
+        return (
+            f"IncrementalConnectivity(num_nodes={self._n}, num_batches={self._batches}, "
+            f"device={self.device!r}, algorithm={self.algorithm!r})"
+        )
 
     # ------------------------------------------------------------------ batches
     def insert(self, src: Any, dst: Any) -> Any:
@@ -266,8 +287,9 @@ class IncrementalConnectivity:
         >>> ic.spanning_forest().batch_ids.tolist(), ic.spanning_forest().edge_ids.tolist()
         ([0, 0, 1, 2], [0, 1, 1, 0])
         """
-        return self._apply_stream(prepare("insert", None, src, dst, ("src", "dst"), self.device),
-                                  batch_size)
+        return self._apply_stream(
+            prepare("insert", None, src, dst, ("src", "dst"), self.device), batch_size
+        )
 
     def process_batches(self, ops: Any, u: Any, v: Any, batch_size: int) -> Any:
         """Apply a stream of inserts and queries as consecutive mixed batches of ``batch_size``.
@@ -348,14 +370,16 @@ class IncrementalConnectivity:
                 raise InvalidGraphError(
                     f"vertex id {hi} needs state for {hi + 1} vertices ({need / 2**30:.3g} GiB), "
                     f"more than the {eng.device} has ({limit / 2**30:.3g} GiB); ids must be "
-                    "dense. Fix: relabel the vertices to 0 .. n-1.")
+                    "dense. Fix: relabel the vertices to 0 .. n-1."
+                )
             try:
                 eng.resize(cap, dt)
             except (MemoryError, ValueError, OverflowError) as exc:
                 raise InvalidGraphError(
                     f"vertex id {hi} needs state for {hi + 1} vertices, which cannot be "
                     f"allocated ({exc}); ids must be dense. Fix: relabel the vertices to "
-                    "0 .. n-1.") from exc
+                    "0 .. n-1."
+                ) from exc
         self._n = max(self._n, hi + 1)
 
     # ------------------------------------------------------------------ results
@@ -377,8 +401,14 @@ class IncrementalConnectivity:
         of :meth:`insert_batches` / :meth:`process_batches`).
         """
         src, dst, batch, pos = self._engine.forest(self._n)
-        return SpanningForest(src=src, dst=dst, edge_ids=pos, num_nodes=self._n,
-                              num_components=self.num_components, batch_ids=batch)
+        return SpanningForest(
+            src=src,
+            dst=dst,
+            edge_ids=pos,
+            num_nodes=self._n,
+            num_components=self.num_components,
+            batch_ids=batch,
+        )
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | os.PathLike | Any) -> None:
@@ -388,14 +418,26 @@ class IncrementalConnectivity:
         through a temporary file in the same directory that is synced and then
         renamed over ``path``: if the write fails, the previous file is untouched.
         """
-        save_state(path, self._engine.export(self._n), num_nodes=self._n,
-                   num_batches=self._batches, links=self._engine.num_links(),
-                   device=str(self._requested[0]), algorithm=self._requested[1],
-                   variant=self.algorithm, engine=self.device)
+        save_state(
+            path,
+            self._engine.export(self._n),
+            num_nodes=self._n,
+            num_batches=self._batches,
+            links=self._engine.num_links(),
+            device=str(self._requested[0]),
+            algorithm=self._requested[1],
+            variant=self.algorithm,
+            engine=self.device,
+        )
 
     @classmethod
-    def load(cls, path: str | os.PathLike | Any, *, device: str | None = None,
-             algorithm: str | None = None) -> IncrementalConnectivity:
+    def load(
+        cls,
+        path: str | os.PathLike | Any,
+        *,
+        device: str | None = None,
+        algorithm: str | None = None,
+    ) -> IncrementalConnectivity:
         """Rebuild a saved structure; ``device`` / ``algorithm`` default to the saved ones.
 
         Everything read is checked (format version, dtypes, shapes, ranges, the parent
@@ -404,14 +446,18 @@ class IncrementalConnectivity:
         """
         meta, arrays = load_state(path)
         try:
-            ic = cls(meta["num_nodes"], device=meta["device"] if device is None else device,
-                     algorithm=meta["algorithm"] if algorithm is None else algorithm)
+            ic = cls(
+                meta["num_nodes"],
+                device=meta["device"] if device is None else device,
+                algorithm=meta["algorithm"] if algorithm is None else algorithm,
+            )
         except (InvalidGraphError, InvalidVariantError) as exc:
             if device is not None and algorithm is not None:
                 raise  # the caller's own arguments
-            raise InvalidStateError(f"argument `path`: the saved device {meta['device']!r} / "
-                                    f"algorithm {meta['algorithm']!r} cannot be used: {exc}"
-                                    ) from exc
+            raise InvalidStateError(
+                f"argument `path`: the saved device {meta['device']!r} / "
+                f"algorithm {meta['algorithm']!r} cannot be used: {exc}"
+            ) from exc
         ic._engine.restore(arrays, meta["links"])
         ic._batches = meta["num_batches"]
         return ic

@@ -49,7 +49,8 @@ class Batch:
         i = int(np.flatnonzero((ops != INSERT) & (ops != QUERY))[0])
         raise InvalidGraphError(
             f"argument `ops`: code {ops[i]} at position {i} is not valid ({bad} bad codes); "
-            f"use {INSERT} (insert) or {QUERY} (query). Fix: map the batch's op codes to 0/1.")
+            f"use {INSERT} (insert) or {QUERY} (query). Fix: map the batch's op codes to 0/1."
+        )
 
 
 def _array(a: Any, name: str) -> Any:
@@ -66,21 +67,27 @@ def _array(a: Any, name: str) -> Any:
         try:
             a = np.asarray(a)
         except Exception as exc:  # ragged lists and other odd objects
-            raise InvalidGraphError(f"argument `{name}`: cannot convert {type(a).__name__} to "
-                                    f"an array ({exc}). Fix: pass a 1-D integer array.") from exc
+            raise InvalidGraphError(
+                f"argument `{name}`: cannot convert {type(a).__name__} to "
+                f"an array ({exc}). Fix: pass a 1-D integer array."
+            ) from exc
     if a.ndim == 0:
         a = a.reshape(1)
     if a.ndim != 1:
-        raise InvalidGraphError(f"argument `{name}`: expected a 1-D array, got shape "
-                                f"{tuple(a.shape)}. Fix: pass a flat array (use .ravel()).")
+        raise InvalidGraphError(
+            f"argument `{name}`: expected a 1-D array, got shape "
+            f"{tuple(a.shape)}. Fix: pass a flat array (use .ravel())."
+        )
     return a
 
 
 def _ids(a: Any, name: str) -> Any:
     a = _array(a, name)
     if a.dtype.kind == "b" or a.dtype.kind not in "iuf":
-        raise InvalidGraphError(f"argument `{name}`: vertex ids must be integers, got dtype "
-                                f"{a.dtype}. Fix: convert with .astype(numpy.int64).")
+        raise InvalidGraphError(
+            f"argument `{name}`: vertex ids must be integers, got dtype "
+            f"{a.dtype}. Fix: convert with .astype(numpy.int64)."
+        )
     if a.dtype.kind == "f" or a.dtype == np.uint64:  # NaN, fractions, ids beyond int64
         a = check_ids(a, name, None)
     return a if a.dtype in (np.int32, np.int64) else a.astype(np.int64)
@@ -91,8 +98,10 @@ def _ops(a: Any) -> Any:
     if a.dtype.kind == "b" or a.shape[0] == 0:  # an empty list arrives as float64
         return a.astype(np.int8)
     if a.dtype.kind not in "iu":
-        raise InvalidGraphError(f"argument `ops`: op codes must be integers (0 insert, 1 "
-                                f"query), got dtype {a.dtype}. Fix: pass an int8 array.")
+        raise InvalidGraphError(
+            f"argument `ops`: op codes must be integers (0 insert, 1 "
+            f"query), got dtype {a.dtype}. Fix: pass an int8 array."
+        )
     return a if a.dtype in (np.int8, np.int32, np.int64) else a.astype(np.int64)
 
 
@@ -101,13 +110,17 @@ def prepare(kind: str, ops: Any, u: Any, v: Any, names: tuple[str, str], device:
     like = "gpu" if _is_cupy(u) or (is_torch_tensor(u) and u.is_cuda) else "cpu"
     u, v = _ids(u, names[0]), _ids(v, names[1])
     if u.shape[0] != v.shape[0]:
-        raise InvalidGraphError(f"arguments `{names[0]}` and `{names[1]}` differ in length "
-                                f"({u.shape[0]} vs {v.shape[0]}). Fix: pass one pair per op.")
+        raise InvalidGraphError(
+            f"arguments `{names[0]}` and `{names[1]}` differ in length "
+            f"({u.shape[0]} vs {v.shape[0]}). Fix: pass one pair per op."
+        )
     if ops is not None:
         ops = _ops(ops)
         if ops.shape[0] != u.shape[0]:
-            raise InvalidGraphError(f"argument `ops`: {ops.shape[0]} codes for {u.shape[0]} "
-                                    "pairs. Fix: pass one op code per pair.")
+            raise InvalidGraphError(
+                f"argument `ops`: {ops.shape[0]} codes for {u.shape[0]} "
+                "pairs. Fix: pass one op code per pair."
+            )
     if u.dtype != v.dtype:
         u, v = u.astype(np.int64), v.astype(np.int64)
     if device == "gpu":
@@ -137,11 +150,16 @@ def place(result: Any, like: str) -> Any:
 
 def check_batch_size(batch_size: Any) -> int:
     """``batch_size`` as a Python int >= 1, or :class:`~concomp.InvalidGraphError`."""
-    if isinstance(batch_size, (bool, np.bool_)) or not isinstance(batch_size, (int, np.integer)) \
-            or batch_size < 1:
-        raise InvalidGraphError(f"argument `batch_size`: expected an int >= 1, got "
-                                f"{batch_size!r}. Fix: pass the number of entries per batch "
-                                "(the last batch may be shorter).")
+    if (
+        isinstance(batch_size, (bool, np.bool_))
+        or not isinstance(batch_size, (int, np.integer))
+        or batch_size < 1
+    ):
+        raise InvalidGraphError(
+            f"argument `batch_size`: expected an int >= 1, got "
+            f"{batch_size!r}. Fix: pass the number of entries per batch "
+            "(the last batch may be shorter)."
+        )
     return int(batch_size)
 
 
@@ -157,15 +175,17 @@ def save_state(path: Any, arrays: dict[str, np.ndarray], **meta: Any) -> None:
     previous file as it was. (``np.savez`` on a name writes in place and appends
     ``.npz`` to names without it; it is handed an open file instead.)
     """
-    fields = {"format_version": np.int64(FORMAT_VERSION), **arrays,
-              **{f"meta_{k}": np.asarray(val) for k, val in meta.items()}}
+    fields = {
+        "format_version": np.int64(FORMAT_VERSION),
+        **arrays,
+        **{f"meta_{k}": np.asarray(val) for k, val in meta.items()},
+    }
     if hasattr(path, "write"):  # an open file: the caller owns where the bytes go
         np.savez(path, **fields)
         return
     name = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(name))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(name) + ".",
-                               suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(name) + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             np.savez(f, **fields)
@@ -185,11 +205,13 @@ def save_state(path: Any, arrays: dict[str, np.ndarray], **meta: Any) -> None:
 
 
 def _state_error(label: Any, field: str, problem: str) -> InvalidStateError:
-    return InvalidStateError(f"argument `path`: {label!r} holds an invalid "
-                             f"IncrementalConnectivity state: field `{field}` "
-                             f"{problem}. Fix: load a file written by "
-                             "IncrementalConnectivity.save (an edited or damaged state cannot be "
-                             "trusted; rebuild it from the edges).")
+    return InvalidStateError(
+        f"argument `path`: {label!r} holds an invalid "
+        f"IncrementalConnectivity state: field `{field}` "
+        f"{problem}. Fix: load a file written by "
+        "IncrementalConnectivity.save (an edited or damaged state cannot be "
+        "trusted; rebuild it from the edges)."
+    )
 
 
 def load_state(path: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -208,34 +230,53 @@ def load_state(path: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     except FileNotFoundError:
         raise
     except Exception as exc:  # zipfile, zlib, NumPy and pickle refusals have unrelated types
-        raise InvalidStateError(f"argument `path`: {label!r} is not a readable state file "
-                                f"({type(exc).__name__}: {exc}). Fix: pass a file written by "
-                                "IncrementalConnectivity.save.") from exc
+        raise InvalidStateError(
+            f"argument `path`: {label!r} is not a readable state file "
+            f"({type(exc).__name__}: {exc}). Fix: pass a file written by "
+            "IncrementalConnectivity.save."
+        ) from exc
     if not isinstance(z, np.lib.npyio.NpzFile):
-        raise InvalidStateError(f"argument `path`: {label!r} holds a single array, not a saved "
-                                "IncrementalConnectivity state (an .npz archive). Fix: pass a "
-                                "file written by IncrementalConnectivity.save.")
+        raise InvalidStateError(
+            f"argument `path`: {label!r} holds a single array, not a saved "
+            "IncrementalConnectivity state (an .npz archive). Fix: pass a "
+            "file written by IncrementalConnectivity.save."
+        )
     try:
         with z:
             for key in z.files:
                 fields[key] = z[key]
     except Exception as exc:  # a damaged member shows only when it is read
-        raise InvalidStateError(f"argument `path`: {label!r} is truncated or damaged "
-                                f"({type(exc).__name__}: {exc}). Fix: restore the file from a "
-                                "copy, or save the state again.") from exc
+        raise InvalidStateError(
+            f"argument `path`: {label!r} is truncated or damaged "
+            f"({type(exc).__name__}: {exc}). Fix: restore the file from a "
+            "copy, or save the state again."
+        ) from exc
     version = fields.get("format_version")
-    if version is None or version.shape != () or version.dtype.kind not in "iu" or \
-            int(version) != FORMAT_VERSION:
-        raise _state_error(label, "format_version", f"is {None if version is None else version!r}"
-                           f", not {FORMAT_VERSION}: this is not a state file of this format")
+    if (
+        version is None
+        or version.shape != ()
+        or version.dtype.kind not in "iu"
+        or int(version) != FORMAT_VERSION
+    ):
+        raise _state_error(
+            label,
+            "format_version",
+            f"is {None if version is None else version!r}"
+            f", not {FORMAT_VERSION}: this is not a state file of this format",
+        )
     meta: dict[str, Any] = {}
     for key in _META_INTS + _META_STRS:
         val = fields.get("meta_" + key)
         kinds = "iu" if key in _META_INTS else "U"
         if val is None or val.shape != () or val.dtype.kind not in kinds:
-            raise _state_error(label, key, "is missing" if val is None else
-                               f"has dtype {val.dtype} and shape {val.shape}, expected a "
-                               f"{'integer' if kinds == 'iu' else 'string'} scalar")
+            raise _state_error(
+                label,
+                key,
+                "is missing"
+                if val is None
+                else f"has dtype {val.dtype} and shape {val.shape}, expected a "
+                f"{'integer' if kinds == 'iu' else 'string'} scalar",
+            )
         meta[key] = val.item()
     for key in ("num_nodes", "num_batches", "links"):
         if meta[key] < 0:
@@ -251,8 +292,11 @@ def load_state(path: Any) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         if a is None:
             raise _state_error(label, key, "is missing")
         if a.ndim != 1 or a.dtype.kind != "i" or a.dtype.itemsize not in (4, 8):
-            raise _state_error(label, key, f"has dtype {a.dtype} and shape {a.shape}; expected "
-                               "a 1-D int32 or int64 array")
+            raise _state_error(
+                label,
+                key,
+                f"has dtype {a.dtype} and shape {a.shape}; expected a 1-D int32 or int64 array",
+            )
         if a.shape[0] != n:
             raise _state_error(label, key, f"has length {a.shape[0]}, but num_nodes is {n}")
         arrays[key] = a
@@ -275,33 +319,51 @@ def _check_forest(label: str, a: dict[str, np.ndarray], meta: dict[str, Any]) ->
     bad = np.flatnonzero((p < 0) | (p > ids))
     if bad.size:
         i = int(bad[0])
-        raise _state_error(label, "parents", f"has parents[{i}] = {int(p[i])}; a parent must "
-                           f"lie in [0, {i}] (0 <= parents[i] <= i), so the forest cannot hold "
-                           "a cycle or an id out of range")
+        raise _state_error(
+            label,
+            "parents",
+            f"has parents[{i}] = {int(p[i])}; a parent must "
+            f"lie in [0, {i}] (0 <= parents[i] <= i), so the forest cannot hold "
+            "a cycle or an id out of range",
+        )
     nonroot = p != ids
     links = int(np.count_nonzero(nonroot))
     if meta["links"] != links:
-        raise _state_error(label, "links", f"is {meta['links']}, but the parents hold {links} "
-                           "links (num_nodes minus the number of roots)")
+        raise _state_error(
+            label,
+            "links",
+            f"is {meta['links']}, but the parents hold {links} "
+            "links (num_nodes minus the number of roots)",
+        )
     batch, pos = a["hook_batch"], a["hook_pos"]
     hooked = batch >= 0
     odd = np.flatnonzero(hooked != nonroot)
     if odd.size:
         i = int(odd[0])
-        raise _state_error(label, "hook_batch", f"has hook_batch[{i}] = {int(batch[i])} at a "
-                           f"{'non-root' if nonroot[i] else 'root'}; exactly the non-roots own "
-                           "a forest edge")
+        raise _state_error(
+            label,
+            "hook_batch",
+            f"has hook_batch[{i}] = {int(batch[i])} at a "
+            f"{'non-root' if nonroot[i] else 'root'}; exactly the non-roots own "
+            "a forest edge",
+        )
     nb = meta["num_batches"]
-    checks = (("hook_batch", batch, 0, nb), ("hook_pos", pos, 0, 1 << 62),
-              ("hook_src", a["hook_src"], 0, n), ("hook_dst", a["hook_dst"], 0, n))
+    checks = (
+        ("hook_batch", batch, 0, nb),
+        ("hook_pos", pos, 0, 1 << 62),
+        ("hook_src", a["hook_src"], 0, n),
+        ("hook_dst", a["hook_dst"], 0, n),
+    )
     for key, arr, lo, hi in checks:
         out = np.flatnonzero(hooked & ((arr < lo) | (arr >= hi)))
         if out.size:
             i = int(out[0])
-            raise _state_error(label, key, f"has {key}[{i}] = {int(arr[i])}, outside "
-                               f"[{lo}, {hi})")
+            raise _state_error(label, key, f"has {key}[{i}] = {int(arr[i])}, outside [{lo}, {hi})")
         free = np.flatnonzero(~hooked & (arr != -1))
         if free.size:
             i = int(free[0])
-            raise _state_error(label, key, f"has {key}[{i}] = {int(arr[i])} at a root; roots "
-                               "own no forest edge (-1)")
+            raise _state_error(
+                label,
+                key,
+                f"has {key}[{i}] = {int(arr[i])} at a root; roots own no forest edge (-1)",
+            )

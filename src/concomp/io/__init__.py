@@ -81,11 +81,19 @@ class _Options:
     header: bool | None
 
 
-def read_graph(path: str | os.PathLike, format: str = "auto", *, directed: bool | None = None,
-               weighted: bool | None = None, num_nodes: int | None = None,
-               one_based: bool | None = None, delimiter: str | None = None,
-               comment: str | None = None, header: bool | None = None,
-               progress: bool = False) -> Graph:
+def read_graph(
+    path: str | os.PathLike,
+    format: str = "auto",
+    *,
+    directed: bool | None = None,
+    weighted: bool | None = None,
+    num_nodes: int | None = None,
+    one_based: bool | None = None,
+    delimiter: str | None = None,
+    comment: str | None = None,
+    header: bool | None = None,
+    progress: bool = False,
+) -> Graph:
     """Read a graph file into a :class:`~concomp.Graph`.
 
     Parameters
@@ -141,14 +149,26 @@ def read_graph(path: str | os.PathLike, format: str = "auto", *, directed: bool 
 
         num_nodes = _resolve_n(num_nodes)
     if format != "auto" and format not in FORMATS:
-        raise InvalidGraphError(f"argument `format`: {format!r} is not a known graph format; "
-                                f"allowed: 'auto', {', '.join(map(repr, FORMATS))}. Fix: pass "
-                                "one of those.")
+        raise InvalidGraphError(
+            f"argument `format`: {format!r} is not a known graph format; "
+            f"allowed: 'auto', {', '.join(map(repr, FORMATS))}. Fix: pass "
+            "one of those."
+        )
     if delimiter is not None and len(delimiter.encode()) != 1:
-        raise InvalidGraphError(f"argument `delimiter`: {delimiter!r} must be one ASCII "
-                                "character. Fix: pass e.g. ';' or '|'.")
-    opt = _Options(name, directed, weighted, num_nodes, one_based, delimiter,
-                   None if comment is None else comment.encode(), header)
+        raise InvalidGraphError(
+            f"argument `delimiter`: {delimiter!r} must be one ASCII "
+            "character. Fix: pass e.g. ';' or '|'."
+        )
+    opt = _Options(
+        name,
+        directed,
+        weighted,
+        num_nodes,
+        one_based,
+        delimiter,
+        None if comment is None else comment.encode(),
+        header,
+    )
     from ._parse import HEAD_BYTES, Text
     from ._readers import READERS, TEXT_FORMATS
 
@@ -165,17 +185,21 @@ def _path_name(path: Any) -> str:
     try:
         name = os.fsdecode(os.fspath(path))
     except TypeError as exc:
-        raise InvalidGraphError(f"argument `path`: expected a str, bytes or os.PathLike file "
-                                f"path, got {type(path).__name__}. Fix: pass the file's path."
-                                ) from exc
+        raise InvalidGraphError(
+            f"argument `path`: expected a str, bytes or os.PathLike file "
+            f"path, got {type(path).__name__}. Fix: pass the file's path."
+        ) from exc
     if os.path.isdir(name):
-        raise InvalidGraphError(f"argument `path`: {name!r} is a directory, not a graph file. "
-                                "Fix: pass the path of a file inside it.")
+        raise InvalidGraphError(
+            f"argument `path`: {name!r} is a directory, not a graph file. "
+            "Fix: pass the path of a file inside it."
+        )
     return name
 
 
-def write_graph(graph: Any, path: str | os.PathLike, format: str = "auto", *,
-                one_based: bool | None = None) -> None:
+def write_graph(
+    graph: Any, path: str | os.PathLike, format: str = "auto", *, one_based: bool | None = None
+) -> None:
     """Write a graph in any format :func:`read_graph` reads.
 
     Parameters
@@ -209,14 +233,19 @@ def write_graph(graph: Any, path: str | os.PathLike, format: str = "auto", *,
         fmt = _EXTENSIONS.get(Path(base).suffix.lower(), "")
         fmt = "dimacs" if fmt == "gr" else fmt
         if fmt not in FORMATS:
-            raise InvalidGraphError(f"argument `path`: cannot tell the format of {name!r} from "
-                                    f"its extension; known: {sorted(_EXTENSIONS)}. Fix: pass "
-                                    "format=... explicitly.")
+            raise InvalidGraphError(
+                f"argument `path`: cannot tell the format of {name!r} from "
+                f"its extension; known: {sorted(_EXTENSIONS)}. Fix: pass "
+                "format=... explicitly."
+            )
     elif fmt not in FORMATS:
-        raise InvalidGraphError(f"argument `format`: {fmt!r} is not a known graph format; "
-                                f"allowed: {', '.join(map(repr, FORMATS))}.")
+        raise InvalidGraphError(
+            f"argument `format`: {fmt!r} is not a known graph format; "
+            f"allowed: {', '.join(map(repr, FORMATS))}."
+        )
     if comp and fmt in ("npz", "parquet"):
-        raise InvalidGraphError(f"argument `path`: {fmt} files are compressed already; drop the "
-                                f"compression suffix from {name!r}.")
+        raise InvalidGraphError(
+            f"argument `path`: {fmt} files are compressed already; drop the "
+            f"compression suffix from {name!r}."
+        )
     _write_chunks(name, comp, WRITERS[fmt](g, bool(one_based)))
-

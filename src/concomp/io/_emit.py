@@ -124,16 +124,25 @@ def _weight_args(weights):
     return np.zeros(0, np.int64), txt.view(np.uint8).reshape(-1, 32), 2
 
 
-def format_edges(src: np.ndarray, dst: np.ndarray, weights: np.ndarray | None, *, base: int = 0,
-                 sep: str = "\t", prefix: str = "") -> np.ndarray:
+def format_edges(
+    src: np.ndarray,
+    dst: np.ndarray,
+    weights: np.ndarray | None,
+    *,
+    base: int = 0,
+    sep: str = "\t",
+    prefix: str = "",
+) -> np.ndarray:
     """Bytes (uint8 array) of ``[prefix]u<sep>v[<sep>w]`` lines; ids shifted by ``base``."""
     wint, wtxt, wmode = _weight_args(weights)
-    return _format_edges(src, dst, wint, wtxt, wmode, base, ord(sep),
-                         np.frombuffer(prefix.encode(), np.uint8))
+    return _format_edges(
+        src, dst, wint, wtxt, wmode, base, ord(sep), np.frombuffer(prefix.encode(), np.uint8)
+    )
 
 
-def format_adjacency(indptr: np.ndarray, indices: np.ndarray,
-                     weights: np.ndarray | None) -> np.ndarray:
+def format_adjacency(
+    indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray | None
+) -> np.ndarray:
     """Bytes of METIS neighbour lines (1-based), one line per vertex."""
     wint, wtxt, wmode = _weight_args(weights)
     return _format_adjacency(indptr, indices, wint, wtxt, wmode)

@@ -14,13 +14,29 @@ from ..errors import GraphFormatError
 
 __all__ = ["Input", "pyarrow_or_raise", "sniff_format"]
 
-_EXTENSIONS = {".txt": "snap", ".edges": "snap", ".edgelist": "snap", ".el": "snap",
-               ".tsv": "snap", ".csv": "csv", ".mtx": "mtx", ".mm": "mtx", ".gr": "gr",
-               ".dimacs": "dimacs", ".graph": "metis", ".metis": "metis", ".npz": "npz",
-               ".parquet": "parquet", ".pq": "parquet"}
+_EXTENSIONS = {
+    ".txt": "snap",
+    ".edges": "snap",
+    ".edgelist": "snap",
+    ".el": "snap",
+    ".tsv": "snap",
+    ".csv": "csv",
+    ".mtx": "mtx",
+    ".mm": "mtx",
+    ".gr": "gr",
+    ".dimacs": "dimacs",
+    ".graph": "metis",
+    ".metis": "metis",
+    ".npz": "npz",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
 _COMPRESSIONS = {".gz": "gzip", ".xz": "xz", ".bz2": "bz2"}
-_MAGIC = ((b"\x1f\x8b", "gzip"), (b"\xfd7zXZ\x00", "xz"), *((b"BZh" + bytes([c]), "bz2")
-                                                            for c in b"123456789"))
+_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"\xfd7zXZ\x00", "xz"),
+    *((b"BZh" + bytes([c]), "bz2") for c in b"123456789"),
+)
 
 
 # ----------------------------------------------------------------------------- bytes
@@ -66,8 +82,12 @@ class Input:
             except ImportError:  # progress bars are a nicety, never a requirement
                 tqdm = None
             if tqdm is not None:
-                self.bar = tqdm(total=os.path.getsize(name), unit="B", unit_scale=True,
-                                desc=os.path.basename(name))
+                self.bar = tqdm(
+                    total=os.path.getsize(name),
+                    unit="B",
+                    unit_scale=True,
+                    desc=os.path.basename(name),
+                )
 
     def read(self, size: int = -1) -> bytes:
         """Up to ``size`` decompressed bytes (all that is left for ``-1``); ``b""`` at the end."""
@@ -82,9 +102,10 @@ class Input:
                 f"{self.name}: corrupt or truncated {what} after {self.offset} decompressed "
                 f"bytes (compressed byte {self.raw.tell()} of {os.path.getsize(self.name)}): "
                 f"{type(exc).__name__}: {exc}. Fix: download or copy the file again (`gzip -t`, "
-                "`xz -t` or `bzip2 -t` show whether it is intact).") from exc
+                "`xz -t` or `bzip2 -t` show whether it is intact)."
+            ) from exc
         if self.offset == 0 and data.startswith(_BOM):
-            data = data[len(_BOM):]
+            data = data[len(_BOM) :]
             self.offset = len(_BOM)
         self.offset += len(data)
         if self.bar is not None:
@@ -142,9 +163,11 @@ def _detect_format(name: str, data: bytes) -> str:
     if fmt == "gr":
         sniffed = sniff_format(data)
         if sniffed not in ("dimacs", "pace"):
-            raise GraphFormatError(f"{name}: a .gr file needs a 'p sp n m' (DIMACS) or "
-                                   "'p tw n m' (PACE) line before the edges. Fix: add it, or "
-                                   "pass format='snap' for a plain edge list.")
+            raise GraphFormatError(
+                f"{name}: a .gr file needs a 'p sp n m' (DIMACS) or "
+                "'p tw n m' (PACE) line before the edges. Fix: add it, or "
+                "pass format='snap' for a plain edge list."
+            )
         return sniffed
     return fmt if fmt is not None else sniff_format(data)
 
@@ -155,7 +178,7 @@ def sniff_format(data: bytes) -> str:
         return "npz"
     if data.startswith(b"PAR1"):
         return "parquet"
-    head = data[:1 << 16]
+    head = data[: 1 << 16]
     if head.lstrip().startswith(b"%%MatrixMarket"):
         return "mtx"
     lines = head.splitlines()
@@ -178,6 +201,8 @@ def pyarrow_or_raise():
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as exc:
-        raise ImportError("Parquet files need pyarrow, which is not installed. Fix: pip install "
-                          "'concomp[io]' (or pip install pyarrow).") from exc
+        raise ImportError(
+            "Parquet files need pyarrow, which is not installed. Fix: pip install "
+            "'concomp[io]' (or pip install pyarrow)."
+        ) from exc
     return pa, pq

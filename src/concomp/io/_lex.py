@@ -134,8 +134,12 @@ def _store_weight(buf, pos, delim, w, wf, isf, k):
         if eneg:
             e = -e
     e -= frac
-    if ok and sig <= 15 and -22 <= e <= 22 and (
-            pos >= n or buf[pos] == _NL or _is_sep(buf[pos], delim)):
+    if (
+        ok
+        and sig <= 15
+        and -22 <= e <= 22
+        and (pos >= n or buf[pos] == _NL or _is_sep(buf[pos], delim))
+    ):
         x = mant * _POW10[e] if e >= 0 else mant / _POW10[-e]
         wf[k] = -x if neg else x
         isf[k] = 1

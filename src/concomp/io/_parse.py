@@ -50,8 +50,19 @@ from ._lex import (
 )
 from ._scan import _scan_edges, _scan_metis
 
-__all__ = ["finish_weights", "format_adjacency", "format_edges", "line_of", "raise_at",
-           "scan_body", "scan_edges", "scan_metis", "Text", "BLOCK_BYTES", "HEAD_BYTES"]
+__all__ = [
+    "finish_weights",
+    "format_adjacency",
+    "format_edges",
+    "line_of",
+    "raise_at",
+    "scan_body",
+    "scan_edges",
+    "scan_metis",
+    "Text",
+    "BLOCK_BYTES",
+    "HEAD_BYTES",
+]
 
 
 #: Decompressed bytes parsed per block: large enough that the per-block threads pay,
@@ -86,20 +97,25 @@ def line_of(buf: np.ndarray, offset: int, line_base: int = 0) -> tuple[int, str]
     return lineno, text if len(text) <= 80 else text[:77] + "..."
 
 
-def raise_at(name: str, buf: np.ndarray, offset: int, problem: str, fix: str,
-             line_base: int = 0) -> None:
+def raise_at(
+    name: str, buf: np.ndarray, offset: int, problem: str, fix: str, line_base: int = 0
+) -> None:
     """Raise GraphFormatError for the line holding byte ``offset``."""
     lineno, text = line_of(buf, offset, line_base)
     raise GraphFormatError(f"{name}, line {lineno}: {problem}, got {text!r}. Fix: {fix}")
 
 
 _MESSAGES = {
-    BAD_NUMBER: ("expected {what}", ("make every data line hold non-negative integer ids "
-                                     "(comment lines start with {comment})")),
+    BAD_NUMBER: (
+        "expected {what}",
+        ("make every data line hold non-negative integer ids (comment lines start with {comment})"),
+    ),
     TOO_FEW: ("expected {what}", "give every edge line a source and a target"),
     TOO_MANY: ("expected {what} (too many columns)", "remove the extra columns"),
-    COLS: ("expected {ncols} columns like the first data line",
-           "use the same number of columns on every line"),
+    COLS: (
+        "expected {ncols} columns like the first data line",
+        "use the same number of columns on every line",
+    ),
     LOW_ID: ("vertex id below {min_id} in a {base} format", "{low_fix}"),
     HIGH_ID: ("vertex id above n={max_id} declared in the header", "fix the ids or the header"),
     BIG: ("a number with more than 18 digits", "relabel the vertices to small integers"),
@@ -107,10 +123,21 @@ _MESSAGES = {
 }
 
 
-def scan_edges(buf: np.ndarray, start: int, name: str, *, comment: bytes, prefix: str = "",
-               min_id: int = 0, max_id: int = 2**62, ncols: int = 0, max_cols: int = 3,
-               delim: str | None = None, what: str = "2 or 3 numbers (u v [weight])",
-               line_base: int = 0):
+def scan_edges(
+    buf: np.ndarray,
+    start: int,
+    name: str,
+    *,
+    comment: bytes,
+    prefix: str = "",
+    min_id: int = 0,
+    max_id: int = 2**62,
+    ncols: int = 0,
+    max_cols: int = 3,
+    delim: str | None = None,
+    what: str = "2 or 3 numbers (u v [weight])",
+    line_base: int = 0,
+):
     """Parse edge lines from byte ``start``: ``(src, dst, weights or None)``, ids as read.
 
     Large inputs are cut at line ends into one chunk per core; threads (the kernels
@@ -128,8 +155,10 @@ def scan_edges(buf: np.ndarray, start: int, name: str, *, comment: bytes, prefix
     pool = ThreadPoolExecutor(len(spans)) if len(spans) > 1 else None
     run = pool.map if pool is not None else map
     # a chunk holds one edge line per newline, plus a last line without one
-    caps = [c + (hi == n and hi > lo and buf[-1] != _NL)
-            for c, (lo, hi) in zip(run(lambda s: _count_newlines(buf, *s), spans), spans)]
+    caps = [
+        c + (hi == n and hi > lo and buf[-1] != _NL)
+        for c, (lo, hi) in zip(run(lambda s: _count_newlines(buf, *s), spans), spans)
+    ]
     offs = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64).tolist()
     total = offs[-1]
     src = dst = np.empty(0, np.int32)
@@ -139,8 +168,22 @@ def scan_edges(buf: np.ndarray, start: int, name: str, *, comment: bytes, prefix
     def scan(i: int, nc: int):
         lo, hi = spans[i]
         part = slice(offs[i], offs[i + 1])
-        return _scan_edges(buf, lo, hi, cm, pre, min_id, max_id, nc, max_cols, d, src[part],
-                           dst[part], w[part], isf[part])
+        return _scan_edges(
+            buf,
+            lo,
+            hi,
+            cm,
+            pre,
+            min_id,
+            max_id,
+            nc,
+            max_cols,
+            d,
+            src[part],
+            dst[part],
+            w[part],
+            isf[part],
+        )
 
     for dtype in (np.int32, np.int64) if 2 * total <= _INT32_MAX else (np.int64,):
         src, dst = np.empty(total, dtype), np.empty(total, dtype)
@@ -155,12 +198,18 @@ def scan_edges(buf: np.ndarray, start: int, name: str, *, comment: bytes, prefix
             err, off = scan(i, cols)[2:4]
         if err != OK:
             problem, fix = _MESSAGES[err]
-            ctx = {"what": what, "ncols": cols or got or "the same number of",
-                   "min_id": min_id, "base": "1-based" if min_id else "0-based",
-                   "max_id": max_id, "prefix": prefix,
-                   "comment": " or ".join(repr(chr(c)) for c in comment),
-                   "low_fix": "ids in this format start at 1; shift 0-based ids up by one"
-                   if min_id else "use ids >= 0"}
+            ctx = {
+                "what": what,
+                "ncols": cols or got or "the same number of",
+                "min_id": min_id,
+                "base": "1-based" if min_id else "0-based",
+                "max_id": max_id,
+                "prefix": prefix,
+                "comment": " or ".join(repr(chr(c)) for c in comment),
+                "low_fix": "ids in this format start at 1; shift 0-based ids up by one"
+                if min_id
+                else "use ids >= 0",
+            }
             raise_at(name, buf, off, problem.format(**ctx), fix.format(**ctx), line_base)
         if k:
             cols = cols or got
@@ -168,7 +217,7 @@ def scan_edges(buf: np.ndarray, start: int, name: str, *, comment: bytes, prefix
     if counts != caps:  # comment or blank lines inside the body: close the gaps
 
         def close(a: np.ndarray) -> np.ndarray:
-            return np.concatenate([a[o:o + k] for o, k in zip(offs, counts)])
+            return np.concatenate([a[o : o + k] for o, k in zip(offs, counts)])
 
         src, dst = close(src), close(dst)
         if cols == 3:
@@ -216,9 +265,15 @@ def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
             ncols = ncols or (3 if last[2] is not None else 2)
             got = last[:2] if ncols == 2 else last
             # a decompression bomb of valid lines stops here, before memory runs out
-            check_count(total + k, "", what="edges", per_item=16, where=name,
-                        cause="the file holds at least", fix="split the file, or read it "
-                        "with concomp.stream_components")
+            check_count(
+                total + k,
+                "",
+                what="edges",
+                per_item=16,
+                where=name,
+                cause="the file holds at least",
+                fix="split the file, or read it with concomp.stream_components",
+            )
             out = _append(out, got, total)
             total += k
         line_base += int(_count_newlines(buf, 0, buf.shape[0]))
@@ -249,7 +304,7 @@ def _append(out: list, got, total: int) -> list:
             grown = np.empty(max(2 * out[i].shape[0], total + k), wider)
             grown[:total] = out[i][:total]
             out[i] = grown
-        out[i][total:total + k] = a
+        out[i][total : total + k] = a
     return out
 
 
@@ -276,39 +331,74 @@ def _chunk_bounds(buf: np.ndarray, start: int) -> list[int]:
     return bounds
 
 
-def scan_metis(buf: np.ndarray, start: int, name: str, nv: int, m: int, *, lead: int,
-               has_ew: bool, delim: str | None = None):
+def scan_metis(
+    buf: np.ndarray,
+    start: int,
+    name: str,
+    nv: int,
+    m: int,
+    *,
+    lead: int,
+    has_ew: bool,
+    delim: str | None = None,
+):
     """Parse a METIS body: ``(indptr, indices, weights or None)`` with 0-based ids."""
     d = ord(delim) if delim else _SP
-    row, k, nfloat, err, off, indptr, indices, w, isf = _scan_metis(buf, start, nv, 2 * m, lead,
-                                                                  has_ew, d)
+    row, k, nfloat, err, off, indptr, indices, w, isf = _scan_metis(
+        buf, start, nv, 2 * m, lead, has_ew, d
+    )
     if err == TOO_MANY:
-        raise_at(name, buf, off, f"more than 2*m={2 * m} neighbour entries (the header declares "
-                 f"m={m} undirected edges, each listed twice)", "fix m in the header")
+        raise_at(
+            name,
+            buf,
+            off,
+            f"more than 2*m={2 * m} neighbour entries (the header declares "
+            f"m={m} undirected edges, each listed twice)",
+            "fix m in the header",
+        )
     if err == EXTRA:
-        raise_at(name, buf, off, f"a neighbour list after the n={nv} vertex lines the header "
-                 "declares", "fix n in the header or remove the extra lines")
+        raise_at(
+            name,
+            buf,
+            off,
+            f"a neighbour list after the n={nv} vertex lines the header declares",
+            "fix n in the header or remove the extra lines",
+        )
     if err != OK:
-        ctx = {BAD_NUMBER: "expected integer neighbour ids", LOW_ID: "vertex id 0 in a "
-               "1-based format", HIGH_ID: f"a neighbour id above n={nv}",
-               TOO_FEW: "a neighbour without its edge weight", BIG: "a number too large"}
-        raise_at(name, buf, off, f"{ctx[err]} (line i lists the 1-based neighbours of vertex "
-                 "i" + (" as 'neighbour weight' pairs" if has_ew else "") + ")",
-                 "fix the line so that it matches the header's format code")
+        ctx = {
+            BAD_NUMBER: "expected integer neighbour ids",
+            LOW_ID: "vertex id 0 in a 1-based format",
+            HIGH_ID: f"a neighbour id above n={nv}",
+            TOO_FEW: "a neighbour without its edge weight",
+            BIG: "a number too large",
+        }
+        raise_at(
+            name,
+            buf,
+            off,
+            f"{ctx[err]} (line i lists the 1-based neighbours of vertex "
+            "i" + (" as 'neighbour weight' pairs" if has_ew else "") + ")",
+            "fix the line so that it matches the header's format code",
+        )
     if row < nv:
-        raise GraphFormatError(f"{name}: the header declares n={nv} vertices but the file has "
-                               f"only {row} vertex lines. Fix: keep one line per vertex (blank "
-                               "lines are isolated vertices) or fix n in the header.")
+        raise GraphFormatError(
+            f"{name}: the header declares n={nv} vertices but the file has "
+            f"only {row} vertex lines. Fix: keep one line per vertex (blank "
+            "lines are isolated vertices) or fix n in the header."
+        )
     if k != 2 * m:
-        raise GraphFormatError(f"{name}: the header declares m={m} undirected edges (so {2 * m} "
-                               f"neighbour entries), but the file lists {k}. Fix: set m={k // 2}"
-                               " in the header or list every edge in both vertices' lines.")
+        raise GraphFormatError(
+            f"{name}: the header declares m={m} undirected edges (so {2 * m} "
+            f"neighbour entries), but the file lists {k}. Fix: set m={k // 2}"
+            " in the header or list every edge in both vertices' lines."
+        )
     weights = finish_weights(buf, name, w[:k], isf[:k], nfloat, d) if has_ew else None
     return indptr, indices[:k], weights
 
 
-def finish_weights(buf: np.ndarray, name: str, w: np.ndarray, isf: np.ndarray, nfloat: int,
-                   delim: int) -> np.ndarray:
+def finish_weights(
+    buf: np.ndarray, name: str, w: np.ndarray, isf: np.ndarray, nfloat: int, delim: int
+) -> np.ndarray:
     """int64 weights, or float64 when any token was not an integer.
 
     ``isf`` says what ``w`` holds per edge: 0 an integer, 1 float64 bits, 2 the byte
@@ -332,7 +422,12 @@ def finish_weights(buf: np.ndarray, name: str, w: np.ndarray, isf: np.ndarray, n
             try:
                 float(tok)
             except ValueError:
-                raise_at(name, buf, off, f"weight {tok.decode('utf-8', 'replace')!r} is not a "
-                         "number", "write weights as integers or decimals (1, -2.5, 3e4)")
+                raise_at(
+                    name,
+                    buf,
+                    off,
+                    f"weight {tok.decode('utf-8', 'replace')!r} is not a number",
+                    "write weights as integers or decimals (1, -2.5, 3e4)",
+                )
         raise
     return out

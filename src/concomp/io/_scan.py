@@ -36,8 +36,9 @@ from ._lex import (
 
 
 @nb.njit(cache=True, nogil=True)
-def _scan_edges(buf, pos, stop, comment, prefix, min_id, max_id, ncols, max_cols, delim,
-                src, dst, w, isf):
+def _scan_edges(
+    buf, pos, stop, comment, prefix, min_id, max_id, ncols, max_cols, delim, src, dst, w, isf
+):
     """Fill ``src, dst, w, isf`` from the lines in ``buf[pos:stop]``.
 
     Returns ``(edges, float weights, error code, offset, columns)``; the offset is
@@ -56,8 +57,9 @@ def _scan_edges(buf, pos, stop, comment, prefix, min_id, max_id, ncols, max_cols
         # Fast path for the common line "[p ]u<sep>v[<sep>w][\\r]\\n" (one separator byte,
         # unsigned ids, integer weight), written inline: as a helper returning a tuple it
         # ran slower. Anything else, errors included, falls through to the general path.
-        if ncols != 0 and (prefix == 0 or (buf[pos] == prefix and pos + 1 < n and
-                                            buf[pos + 1] == _SP)):
+        if ncols != 0 and (
+            prefix == 0 or (buf[pos] == prefix and pos + 1 < n and buf[pos + 1] == _SP)
+        ):
             if prefix != 0:
                 pos += 2
             t0 = pos
@@ -67,7 +69,9 @@ def _scan_edges(buf, pos, stop, comment, prefix, min_id, max_id, ncols, max_cols
                 u = u * 10 + (c - 48)
                 pos += 1
                 c = buf[pos] if pos < n else _NL
-            if t0 < pos <= t0 + _MAX_DIGITS and (c == _TAB or c == _SP or c == _COMMA or c == delim):
+            if t0 < pos <= t0 + _MAX_DIGITS and (
+                c == _TAB or c == _SP or c == _COMMA or c == delim
+            ):
                 pos += 1
                 t0 = pos
                 c = buf[pos] if pos < n else _NL

@@ -20,8 +20,10 @@ def _write_snap(g: Graph, one_based: bool) -> list:
     src, dst = g.coo()
     kind = "Directed" if g.directed else "Undirected"
     cols = "FromNodeId\tToNodeId" + ("\tWeight" if g.weights is not None else "")
-    head = (f"# {kind} graph, written by concomp\n# Nodes: {g.num_nodes} Edges: {g.num_edges}\n"
-            f"# {cols}\n")
+    head = (
+        f"# {kind} graph, written by concomp\n# Nodes: {g.num_nodes} Edges: {g.num_edges}\n"
+        f"# {cols}\n"
+    )
     return [head.encode(), format_edges(src, dst, g.weights, base=int(one_based), sep="\t")]
 
 
@@ -45,9 +47,11 @@ def _write_mtx(g: Graph, one_based: bool) -> list:
             src, dst, w = src[keep], dst[keep], None if w is None else w[keep]
         src, dst = np.maximum(src, dst), np.minimum(src, dst)
     field = "pattern" if w is None else ("integer" if w.dtype.kind in "iub" else "real")
-    head = (f"%%MatrixMarket matrix coordinate {field} "
-            f"{'symmetric' if undirected else 'general'}\n% written by concomp\n"
-            f"{g.num_nodes} {g.num_nodes} {src.shape[0]}\n")
+    head = (
+        f"%%MatrixMarket matrix coordinate {field} "
+        f"{'symmetric' if undirected else 'general'}\n% written by concomp\n"
+        f"{g.num_nodes} {g.num_nodes} {src.shape[0]}\n"
+    )
     return [head.encode(), format_edges(src, dst, w, base=1, sep=" ")]
 
 
@@ -88,12 +92,17 @@ def _write_npz(g: Graph, one_based: bool) -> list:
 
     indptr, indices, eid = g.csr()
     w = g.weights
-    data = (np.ones(indices.shape[0], np.int8) if w is None else
-            w if eid is None else w[eid])
+    data = np.ones(indices.shape[0], np.int8) if w is None else w if eid is None else w[eid]
     # scipy.sparse.load_npz reads format/shape/data/indices/indptr and ignores the rest
-    arrays = {"indptr": indptr, "indices": indices, "data": data, "format": np.array(b"csr"),
-              "shape": np.array([g.num_nodes, g.num_nodes]), "directed": np.array(g.directed),
-              "weighted": np.array(w is not None)}
+    arrays = {
+        "indptr": indptr,
+        "indices": indices,
+        "data": data,
+        "format": np.array(b"csr"),
+        "shape": np.array([g.num_nodes, g.num_nodes]),
+        "directed": np.array(g.directed),
+        "weighted": np.array(w is not None),
+    }
     if eid is not None:
         arrays["edge_ids"] = eid
     out = io.BytesIO()
@@ -108,14 +117,23 @@ def _write_parquet(g: Graph, one_based: bool) -> list:
     cols = {"src": src, "dst": dst}
     if g.weights is not None:
         cols["weight"] = g.weights
-    meta = {b"concomp.num_nodes": str(g.num_nodes).encode(),
-            b"concomp.directed": b"1" if g.directed else b"0"}
+    meta = {
+        b"concomp.num_nodes": str(g.num_nodes).encode(),
+        b"concomp.directed": b"1" if g.directed else b"0",
+    }
     table = pa.table(cols).replace_schema_metadata(meta)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     return [sink.getvalue()]
 
 
-WRITERS = {"snap": _write_snap, "csv": _write_csv, "mtx": _write_mtx, "dimacs": _write_dimacs,
-           "pace": _write_pace, "metis": _write_metis, "npz": _write_npz,
-           "parquet": _write_parquet}
+WRITERS = {
+    "snap": _write_snap,
+    "csv": _write_csv,
+    "mtx": _write_mtx,
+    "dimacs": _write_dimacs,
+    "pace": _write_pace,
+    "metis": _write_metis,
+    "npz": _write_npz,
+    "parquet": _write_parquet,
+}

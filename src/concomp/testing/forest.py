@@ -67,7 +67,8 @@ def assert_spanning_forest(graph: Any, forest: Any) -> None:
     _assert_acyclic(fs, fd, n)
     fcount, flabels = scipy_labels(fs, fd, n)
     assert fcount == count and np.array_equal(flabels, labels), (
-        "the forest's components differ from the graph's")
+        "the forest's components differ from the graph's"
+    )
 
 
 def _assert_edges_by_id(src, dst, fs, fd, ids) -> None:
@@ -77,8 +78,9 @@ def _assert_edges_by_id(src, dst, fs, fd, ids) -> None:
     same = (fs == src[ids]) & (fd == dst[ids])
     swapped = (fs == dst[ids]) & (fd == src[ids])
     bad = np.flatnonzero(~(same | swapped))
-    assert bad.size == 0, (f"forest edge {bad[0]} ({fs[bad[0]]}, {fd[bad[0]]}) does not match "
-                           f"input edge {ids[bad[0]]}")
+    assert bad.size == 0, (
+        f"forest edge {bad[0]} ({fs[bad[0]]}, {fd[bad[0]]}) does not match input edge {ids[bad[0]]}"
+    )
 
 
 def _assert_edges_by_pair(src, dst, fs, fd) -> None:

@@ -19,8 +19,9 @@ from .._input import as_graph
 __all__ = ["assert_minimum_spanning_forest", "kruskal_reference"]
 
 
-def kruskal_reference(src: Any, dst: Any, weights: Any, num_nodes: int, *,
-                      maximum: bool = False) -> np.ndarray:
+def kruskal_reference(
+    src: Any, dst: Any, weights: Any, num_nodes: int, *, maximum: bool = False
+) -> np.ndarray:
     """Edge ids (ascending) of the minimum spanning forest, by textbook Kruskal.
 
     Parameters
@@ -46,8 +47,10 @@ def kruskal_reference(src: Any, dst: Any, weights: Any, num_nodes: int, *,
     src, dst = to_numpy(src).tolist(), to_numpy(dst).tolist()
     w = [1] * len(src) if weights is None else to_numpy(weights).tolist()
     sign = -1 if maximum else 1
-    order = sorted((e for e in range(len(src)) if src[e] != dst[e]),
-                   key=lambda e: (sign * w[e], min(src[e], dst[e]), max(src[e], dst[e]), e))
+    order = sorted(
+        (e for e in range(len(src)) if src[e] != dst[e]),
+        key=lambda e: (sign * w[e], min(src[e], dst[e]), max(src[e], dst[e]), e),
+    )
     parent = list(range(num_nodes))
 
     def find(x: int) -> int:
@@ -65,8 +68,9 @@ def kruskal_reference(src: Any, dst: Any, weights: Any, num_nodes: int, *,
     return np.array(sorted(chosen), dtype=np.int64)
 
 
-def assert_minimum_spanning_forest(graph: Any, result: Any, *, weights: Any = None,
-                                   maximum: bool = False) -> None:
+def assert_minimum_spanning_forest(
+    graph: Any, result: Any, *, weights: Any = None, maximum: bool = False
+) -> None:
     """Raise ``AssertionError`` unless ``result`` is the graph's tie-broken MSF.
 
     Checks that ``result`` (a :class:`concomp.MinimumSpanningForest`, NumPy or CuPy)
@@ -100,8 +104,9 @@ def assert_minimum_spanning_forest(graph: Any, result: Any, *, weights: Any = No
     if not np.array_equal(ids, expected):
         extra = np.setdiff1d(ids, expected)[:5].tolist()
         missing = np.setdiff1d(expected, ids)[:5].tolist()
-        raise AssertionError(f"edge set differs from the tie-broken MSF: extra ids {extra}, "
-                             f"missing ids {missing}")
+        raise AssertionError(
+            f"edge set differs from the tie-broken MSF: extra ids {extra}, missing ids {missing}"
+        )
 
 
 def _assert_spanning_forest(src: np.ndarray, dst: np.ndarray, ids: np.ndarray, n: int) -> None:
@@ -123,11 +128,13 @@ def _assert_spanning_forest(src: np.ndarray, dst: np.ndarray, ids: np.ndarray, n
 
 def _assert_total(total: Any, w: np.ndarray) -> None:
     # integer totals are exact (Python ints), never wrapped at int64
-    expect = (w.sum(dtype=np.float64) if w.dtype.kind == "f" else sum(w.tolist())) \
-        if w.size else 0
+    expect = (w.sum(dtype=np.float64) if w.dtype.kind == "f" else sum(w.tolist())) if w.size else 0
     if w.dtype.kind == "f":
-        ok = math.isclose(float(total), float(expect), rel_tol=1e-9, abs_tol=1e-9) or (
-            float(total) == float(expect)) or (math.isnan(total) and math.isnan(expect))
+        ok = (
+            math.isclose(float(total), float(expect), rel_tol=1e-9, abs_tol=1e-9)
+            or (float(total) == float(expect))
+            or (math.isnan(total) and math.isnan(expect))
+        )
     else:
         ok = int(total) == int(expect)
     assert ok, f"total_weight {total!r} != sum of forest weights {expect!r}"

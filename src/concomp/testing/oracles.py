@@ -66,7 +66,7 @@ def reference_strong_components(indptr: Any, indices: Any) -> tuple[int, np.ndar
         order[start] = low[start] = clock
         clock += 1
         open_members.append(start)
-        frames = [(start, iter(reversed(indices[indptr[start]:indptr[start + 1]])))]
+        frames = [(start, iter(reversed(indices[indptr[start] : indptr[start + 1]])))]
         while frames:
             v, successors = frames[-1]
             w = next(successors, None)
@@ -75,7 +75,7 @@ def reference_strong_components(indptr: Any, indices: Any) -> tuple[int, np.ndar
                     order[w] = low[w] = clock
                     clock += 1
                     open_members.append(w)
-                    frames.append((w, iter(reversed(indices[indptr[w]:indptr[w + 1]]))))
+                    frames.append((w, iter(reversed(indices[indptr[w] : indptr[w + 1]]))))
                 elif labels[w] < 0:
                     low[v] = min(low[v], order[w])
                 continue
@@ -119,11 +119,11 @@ def assert_same_partition(labels_a: Any, labels_b: Any) -> None:
         raise AssertionError(
             f"partitions differ at vertex {v} ({diff.size} vertices in all): canonical label "
             f"{int(a[v])} vs {int(b[v])}; raw labels {to_numpy(labels_a)[v]!r} vs "
-            f"{to_numpy(labels_b)[v]!r}")
+            f"{to_numpy(labels_b)[v]!r}"
+        )
 
 
-def assert_components_equal(result: Any, src: Any, dst: Any, n: int, *,
-                            exact: bool = True) -> None:
+def assert_components_equal(result: Any, src: Any, dst: Any, n: int, *, exact: bool = True) -> None:
     """Check a ``(count, labels)`` result (or bare labels) against :func:`reference_components`.
 
     ``exact`` also requires SciPy's numbering (what concomp returns by default);
@@ -141,7 +141,9 @@ def assert_components_equal(result: Any, src: Any, dst: Any, n: int, *,
         diff = np.flatnonzero(host != ref_labels)
         if diff.size:
             v = int(diff[0])
-            raise AssertionError(f"labels differ from SciPy's at vertex {v} ({diff.size} in all):"
-                                 f" {int(host[v])} vs {int(ref_labels[v])}")
+            raise AssertionError(
+                f"labels differ from SciPy's at vertex {v} ({diff.size} in all):"
+                f" {int(host[v])} vs {int(ref_labels[v])}"
+            )
     else:
         assert_same_partition(host, ref_labels)

@@ -45,8 +45,9 @@ class ZooGraph(NamedTuple):
 
 
 def _graph(src, dst, n: int) -> ZooGraph:
-    return ZooGraph(np.asarray(src, dtype=np.int64).ravel(),
-                    np.asarray(dst, dtype=np.int64).ravel(), int(n))
+    return ZooGraph(
+        np.asarray(src, dtype=np.int64).ravel(), np.asarray(dst, dtype=np.int64).ravel(), int(n)
+    )
 
 
 def _relabel(g: ZooGraph, rng: np.random.Generator) -> ZooGraph:
@@ -147,8 +148,11 @@ def real_graph_paths() -> list[Path]:
     if not folder.is_dir():
         return []
     skip = {"README.md", "SHA256SUMS"}
-    return sorted(p for p in folder.iterdir() if p.is_file() and p.name not in skip
-                  and not p.name.startswith("."))
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_file() and p.name not in skip and not p.name.startswith(".")
+    )
 
 
 class RealGraphFacts(NamedTuple):
