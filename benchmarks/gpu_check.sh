@@ -11,7 +11,8 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import cupy, numpy; print('cupy', cupy.__version__, 'numpy', numpy.__version__)"
 case "${1:-tests}" in
   tests)
-    python3 -m pytest tests -m gpu -q -p no:cacheprovider -x 2>&1 | tee "$OUT/gpu_tests.log" | tail -25
+    timeout "${LIMIT:-560}" python3 -m pytest tests -m gpu -q -p no:cacheprovider ${PYTEST_ARGS:-} \
+      2>&1 | tee "$OUT/gpu_tests.log" | grep -v "^SKIPPED" | tail -40
     ;;
   ab)
     python3 benchmarks/ab_public_calls.py --tree "old=$2" --tree new=src --rounds "${ROUNDS:-2}" \
