@@ -15,6 +15,7 @@ otherwise the CPU. ``device="gpu"`` that cannot run raises
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import os
@@ -134,8 +135,10 @@ def unsupported(dev: str, module: str, name: str) -> str | None:
     return getattr(package, "UNSUPPORTED", {}).get(f"{module}.{name}")
 
 
+@functools.cache
 def driver(dev: str, module: str, name: str) -> Any:
-    """The engine function or class ``module.name`` of ``dev``.
+    """The engine function or class ``module.name`` of ``dev`` (looked up once: a public
+    call asks for several drivers, and small graphs make every microsecond count).
 
     Raises :class:`~concomp.errors.EngineCapabilityError` naming the capability
     and the reason where the engine declares it unsupported.
