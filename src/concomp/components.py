@@ -8,7 +8,7 @@ Connectivity is weak: edge directions are ignored.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Literal, overload
 
 from ._arrays import get_xp, is_cupy_array, to_numpy
 from ._arrays import to_device as _on_device
@@ -95,6 +95,51 @@ def _place(labels: Any, like: Graph | Any, to_device: str | None) -> Any:
     if want == "cpu":
         return to_numpy(labels)
     return _on_device(labels)
+
+
+@overload
+def connected_components(
+    graph: Any,
+    *,
+    device: str = ...,
+    algorithm: str | Variant = ...,
+    return_labels: Literal[True] = ...,
+    canonical: bool = ...,
+    num_nodes: int | None = ...,
+    output_device: str | None = ...,
+    max_device_bytes: int | None = ...,
+    options: Options | None = ...,
+) -> tuple[int, Any]: ...
+
+
+@overload
+def connected_components(
+    graph: Any,
+    *,
+    device: str = ...,
+    algorithm: str | Variant = ...,
+    return_labels: Literal[False],
+    canonical: bool = ...,
+    num_nodes: int | None = ...,
+    output_device: str | None = ...,
+    max_device_bytes: int | None = ...,
+    options: Options | None = ...,
+) -> int: ...
+
+
+@overload
+def connected_components(
+    graph: Any,
+    *,
+    device: str = ...,
+    algorithm: str | Variant = ...,
+    return_labels: bool = ...,
+    canonical: bool = ...,
+    num_nodes: int | None = ...,
+    output_device: str | None = ...,
+    max_device_bytes: int | None = ...,
+    options: Options | None = ...,
+) -> tuple[int, Any] | int: ...
 
 
 def connected_components(

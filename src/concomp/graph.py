@@ -93,7 +93,7 @@ class Graph:
         self._src, self._dst = src, dst
         self._indptr, self._indices = indptr, indices
         self._coo_to_csr = None
-        self._ucsr = None
+        self._ucsr: tuple[Any, Any, Any] | None = None
         self._device_cache: dict = {}
         if src is not None:
             self._num_edges = int(src.shape[0])

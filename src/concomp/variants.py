@@ -27,6 +27,7 @@ import enum
 import itertools
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
 from ._rules import UNION_RULES, union_rules_for
 from .errors import InvalidVariantError
@@ -208,7 +209,10 @@ def _choices(enum_cls: type[enum.Enum]) -> str:
     return ", ".join(repr(m.value) for m in enum_cls)
 
 
-def _coerce(enum_cls: type[_StrEnum], value: object, axis: str) -> _StrEnum:
+_E = TypeVar("_E", bound=_StrEnum)
+
+
+def _coerce(enum_cls: type[_E], value: object, axis: str) -> _E:
     try:
         return enum_cls(value)
     except ValueError:
@@ -261,6 +265,17 @@ class Variant:
     compress: str = Compress.HALVE
     layout: Layout = Layout.CSR
     k: int | None = field(default=None, compare=True)
+
+    if TYPE_CHECKING:
+        # the generated __init__ also takes the axes as strings; __post_init__ coerces them
+        def __init__(
+            self,
+            sampling: Sampling | str = ...,
+            finish: Finish | str = ...,
+            compress: str = ...,
+            layout: Layout | str = ...,
+            k: int | None = ...,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         s = _coerce(Sampling, self.sampling, "sampling")

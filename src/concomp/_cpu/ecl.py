@@ -197,7 +197,7 @@ def ecl_roots(
     """
     n = indptr.shape[0] - 1
     sampled = labels is not None
-    nstat = labels if sampled else np.empty(n, dtype=indices.dtype)
+    nstat = labels if labels is not None else np.empty(n, dtype=indices.dtype)
     if not sampled:
         (_init_parallel if parallel else _init_serial)(nstat, indptr, indices)
     compute = _compute_parallel if parallel else _compute_serial

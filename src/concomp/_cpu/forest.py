@@ -117,13 +117,12 @@ def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tup
     else:
         indptr, indices, eids = graph.undirected_csr()
         k0 = variant.k
+        assert k0 is not None  # the CPU samplers (kout, koutl) always carry a k
         if variant.sampling == Sampling.KOUT_LOWER:
-            _kout_lower_forest(
-                p, hook, indptr, indices, eids, variant.k, unite, options.kout_lower_scan
-            )
+            _kout_lower_forest(p, hook, indptr, indices, eids, k0, unite, options.kout_lower_scan)
             k0 = 0  # the sampled edges are not a prefix of the rows
         else:
-            for r in range(variant.k):
+            for r in range(k0):
                 _kout_forest_round(p, hook, indptr, indices, eids, r, unite)
         flatten(p)
         lmax = most_frequent_root(p, options)

@@ -191,7 +191,10 @@ def _unites() -> dict[tuple[str, str], object]:
         factory = globals()[rule.cpu]
         for compress in rule.compress:
             find = _rules.find_rule(compress)
-            arg = globals()[find.rem_cpu if rule.walks_rem else find.cpu]
+            name = find.rem_cpu if rule.walks_rem else find.cpu
+            # the registry pairs a CPU union rule only with finds that have a CPU version
+            assert name is not None, f"find rule {compress!r} has no CPU version"
+            arg = globals()[name]
             table[rule.name, compress] = _stable_identity(factory(arg), f"{rule.name}-{compress}")
     return table
 

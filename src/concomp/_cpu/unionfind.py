@@ -120,12 +120,14 @@ def csr_finish_any(p, indptr, indices, k, unite, lmax):
 
 def sample(p: np.ndarray, indptr, indices, variant: Variant, unite, options: Options) -> int:
     """Run ``variant``'s sampler on ``p``; return the leading edges per row it covered."""
+    k = variant.k
+    assert k is not None  # the CPU samplers (kout, koutl) always carry a k
     if variant.sampling == Sampling.KOUT_LOWER:
-        kout_lower(p, indptr, indices, variant.k, unite, options.kout_lower_scan)
+        kout_lower(p, indptr, indices, k, unite, options.kout_lower_scan)
         return 0  # the sampled edges are not a prefix of the rows
-    for r in range(variant.k):
+    for r in range(k):
         kout_round(p, indptr, indices, r, unite)
-    return variant.k
+    return k
 
 
 def most_frequent_root(p: np.ndarray, options: Options, seed: int = 0) -> int:

@@ -7,6 +7,8 @@ roots array. The CSR is the symmetric one of ``Graph.undirected_csr``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..variants import Finish
@@ -196,7 +198,8 @@ def _bfs(ctx: Ctx, comp, indptr, indices, source: int, cur, nxt, cur_len, nxt_le
     cp, n, I = ctx.cp, ctx.n, ctx.I
     cur[0] = source
     cur_len.fill(1)
-    bits = nbits = None
+    bits: Any = None  # the bitmaps, allocated on the first bottom-up step
+    nbits: Any = None
     size = 1
     while size > 0:
         nxt_len.fill(0)

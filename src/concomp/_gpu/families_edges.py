@@ -148,7 +148,9 @@ def stages(ctx: Ctx):
             def finish(s, d):
                 _graft_rounds(ctx, P, s, d, v.finish == Finish.GRAFT_UPDT)
 
-    size = v.k * n
+    q = v.k
+    assert q is not None  # Variant gives Stages its q (default 1)
+    size = q * n
     for start in range(0, m, size):
         s, d = src[start : start + size], dst[start : start + size]
         if start:

@@ -104,6 +104,7 @@ class IncrementalEngine(ArrayState):
     """Union-find state on the device; kernels compiled per (rule, index type)."""
 
     device = "gpu"
+    _hooks: Any  #: (capacity, 4) int64 hook records; hook_src ... hook_pos are its columns
 
     def __init__(self, variant: Variant, capacity: int, dtype: Any, options: Options) -> None:
         cp = cupy_or_raise()

@@ -14,7 +14,7 @@ import itertools
 import numpy as np
 
 from .._rules import union_rule, union_rules_for
-from ..variants import Variant
+from ..variants import Finish, Variant
 from ._compat import device_info
 from ._compile import get_kernel
 
@@ -123,6 +123,6 @@ def all_cc_instantiations() -> list[str]:
 
 
 @functools.cache
-def cc_kernels(finish: object, compress: str, dtype: str, record: bool) -> CCKernels:
+def cc_kernels(finish: Finish, compress: str, dtype: str, record: bool) -> CCKernels:
     """Memoized :class:`CCKernels` (their function handles are reused across runs)."""
     return CCKernels(Variant(finish=finish, compress=compress), np.dtype(dtype), record)

@@ -211,7 +211,9 @@ def streaming_variant_of(variant: Variant | None) -> Variant:
     CSR) does not apply; the finish and compression rules carry over for every
     rule the registry lets the GPU stream with.
     """
-    finish = None if variant is None else str(variant.finish)
+    if variant is None:
+        return default_variant()
+    finish = str(variant.finish)
     if finish not in UNION_RULES or not union_rule(finish).supports("gpu", "streaming"):
         return default_variant()
     return Variant(Sampling.NONE, variant.finish, variant.compress, Layout.COO)
@@ -256,6 +258,8 @@ class Streamer:
     one_way : bool
         The input lists every undirected edge in both directions; unite only one.
     """
+
+    p: Any  #: the device labels (union-find parents), allocated by ``_setup``
 
     def __init__(
         self,

@@ -18,6 +18,8 @@ each phase.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._rules import union_rule
@@ -128,6 +130,7 @@ class UnionFindRun:
         """Run the sampling phase, then compress the forest into labels and find the
         most frequent one (``lmax``); return how many leading CSR edges it covered (k0)."""
         s, n, I = self.v.sampling, self.n, self.I
+        k = self.v.k or 0  # Variant gives every sampler but bfs (which does not read it) a k
         indptr, indices, eids = self.csr()
         e = eids if self.record else self.dummy
         if s == Sampling.KOUT_LOWER:
@@ -141,19 +144,17 @@ class UnionFindRun:
                 e,
                 self.hook_edge,
                 I(n),
-                np.int32(self.v.k),
+                np.int32(k),
                 I(self.options.kout_lower_scan),
                 grid=_in_order(n),
             )
             k0 = 0  # the sampled edges are not a prefix of the rows
         elif s == Sampling.KOUT:
-            k = self.v.k
             self.launch(
                 "kout", n * k, *self.uf, indptr, indices, e, self.hook_edge, I(n), np.int32(k)
             )
             k0 = k
         elif s == Sampling.KOUT_RANDOM:
-            k = self.v.k
             self.launch(
                 "koutr",
                 n * k,
@@ -175,7 +176,7 @@ class UnionFindRun:
                 indptr,
                 indices,
                 I(n),
-                np.int32(self.v.k),
+                np.int32(k),
                 grid=_in_order(n),
             )
             mark("hook")
@@ -192,7 +193,7 @@ class UnionFindRun:
                 e,
                 self.hook_edge,
                 I(n),
-                np.int32(self.v.k),
+                np.int32(k),
             )
             k0 = 1
         else:
@@ -223,7 +224,8 @@ class UnionFindRun:
         cur, nxt = cp.empty(n, self.dt), cp.empty(n, self.dt)
         cur_len, nxt_len = cp.ones(1, self.dt), cp.zeros(1, self.dt)
         cur[0] = source
-        bits = nbits = None
+        bits: Any = None  # the bitmaps, allocated on the first bottom-up step
+        nbits: Any = None
         size = 1
         while size > 0:
             nxt_len.fill(0)

@@ -51,7 +51,7 @@ def words(xp: Any, key: int, counters: Any) -> Any:
 
 
 def rmat_edges(
-    xp: Any, key: int, scale: int, m: int, thresholds: tuple[int, int, int], perm: Any, dtype: Any
+    xp: Any, key: int, scale: int, m: int, thresholds: tuple[int, ...], perm: Any, dtype: Any
 ) -> tuple[Any, Any]:
     """R-MAT endpoints; same bits as :func:`concomp.generators._host.rmat_edges`."""
     ta, tab, tabc = (_U(t) for t in thresholds)

@@ -82,7 +82,7 @@ class _Options:
 
 
 def read_graph(
-    path: str | os.PathLike,
+    path: str | bytes | os.PathLike,
     format: str = "auto",
     *,
     directed: bool | None = None,
@@ -98,7 +98,7 @@ def read_graph(
 
     Parameters
     ----------
-    path : str or path-like
+    path : str, bytes or path-like
         The file; ``.gz``, ``.xz`` and ``.bz2`` are decompressed transparently.
     format : str
         One of ``FORMATS`` or ``"auto"`` (by extension, then by content).

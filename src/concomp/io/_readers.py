@@ -7,6 +7,9 @@ reader. Text bodies go through the scanners of :mod:`concomp.io._parse`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..errors import GraphFormatError
@@ -511,7 +514,7 @@ def _read_parquet(data: bytes, opt):
 #: Formats whose readers take a :class:`~concomp.io._parse.Text` (parsed in blocks);
 #: the others take the whole decompressed file as bytes.
 TEXT_FORMATS = ("snap", "csv", "mtx", "dimacs", "pace")
-READERS = {
+READERS: dict[str, Callable[[Any, Any], Graph]] = {
     "snap": _read_snap,
     "csv": _read_csv,
     "mtx": _read_mtx,
