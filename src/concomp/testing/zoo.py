@@ -26,6 +26,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._base import ZooGraph
+from .adversarial import high_diameter_graphs
+
 __all__ = [
     "ZooGraph",
     "graph_zoo",
@@ -34,14 +37,6 @@ __all__ = [
     "real_graph_facts",
     "RealGraphFacts",
 ]
-
-
-class ZooGraph(NamedTuple):
-    """An edge list over ``0 .. num_nodes-1``; unpacks as ``src, dst, n``."""
-
-    src: np.ndarray
-    dst: np.ndarray
-    num_nodes: int
 
 
 def _graph(src, dst, n: int) -> ZooGraph:
@@ -86,7 +81,9 @@ def graph_zoo(seed: int = 0) -> dict[str, ZooGraph]:
     cliques, many small components, random G(n, m) graphs of several
     densities (one below the percolation threshold, so with many components),
     a long path with shuffled ids and a reversed edge order (deep union-find
-    trees), and a high-degree star with a long tail.
+    trees), a high-degree star with a long tail, and the high-diameter shapes of
+    :func:`concomp.testing.adversarial.high_diameter_graphs` with ids along their
+    paths (``hd_*``, about 1000 vertices each).
 
     Parameters
     ----------
@@ -127,6 +124,8 @@ def graph_zoo(seed: int = 0) -> dict[str, ZooGraph]:
     tail = np.arange(1000, 1500)
     star_tail = _graph(np.r_[hub, tail], np.r_[np.arange(1, 1001), tail + 1], 1501)
     zoo["star_tail"] = _relabel(star_tail, rng)
+    for name, g in high_diameter_graphs(1000, seed).items():
+        zoo[f"hd_{name}"] = g
     return zoo
 
 

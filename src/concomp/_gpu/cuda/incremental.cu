@@ -149,11 +149,7 @@ __global__ void find_roots(I* p, const I* __restrict__ v, long long m, long long
 template <typename I>
 __global__ void flatten_all(I* p, I n) {
     GRID_STRIDE(v, n) {
-        I x = (I)v, px = ld(p + x);
-        while (px != x) {
-            x = px;
-            px = ld(p + x);
-        }
+        I x = root_halving(p, (I)v);
         if (p[v] != x) p[v] = x;
     }
 }

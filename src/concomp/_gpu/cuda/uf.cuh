@@ -53,6 +53,23 @@ __device__ __forceinline__ u64 ld(const u64* a) {
     return v;
 }
 
+// Walk from v to its root, halving the path on the way (each visited vertex is pointed
+// at its grandparent, an ancestor: safe while other threads walk the same path). A
+// plain walk costs the sum of all depths, which is quadratic when concurrent links
+// leave one long chain (a path whose ids follow it, linked edge by edge in parallel);
+// with halving every walk shortens the paths the others take.
+template <typename I>
+__device__ __forceinline__ I root_halving(I* p, I v) {
+    I x = v, px = ld(p + x);
+    while (px != x) {
+        I gp = ld(p + px);
+        if (gp != px) p[x] = gp;
+        x = gp;
+        px = ld(p + x);
+    }
+    return x;
+}
+
 // Weak loads, which L1 may serve with a value another SM has since replaced:
 // for Rem's union when UFState::cached is set (see there).
 __device__ __forceinline__ int ld_cached(const int* a) {

@@ -1,0 +1,131 @@
+"""High-diameter graphs whose vertex ids follow their long paths.
+
+Data often arrives this way: a polyline, a trajectory or a time series linked frame
+to frame, a linked list, a mesh or an image in file order. Union-find rules that link
+by raw id build parent chains as long as those paths when many links run at once, so
+these shapes are the worst case of every linking rule; each is listed with its edges
+in id order, as a file would hold them.
+
+Examples
+--------
+>>> from concomp.testing.adversarial import high_diameter_graphs
+>>> g = high_diameter_graphs(64)
+>>> sorted(g)[:3]
+['caterpillar', 'comb', 'grid_row']
+>>> src, dst, n = g["path_natural"]
+>>> n, src[:3].tolist(), dst[:3].tolist()
+(64, [0, 1, 2], [1, 2, 3])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._base import ZooGraph
+
+__all__ = ["high_diameter_graphs"]
+
+
+def _g(src: np.ndarray, dst: np.ndarray, n: int) -> ZooGraph:
+    src = np.asarray(src, np.int64).ravel()
+    dst = np.asarray(dst, np.int64).ravel()
+    order = np.lexsort((dst, src))  # edges in id order, as a file lists them
+    return ZooGraph(src[order], dst[order], int(n))
+
+
+def _path_by_order(order: np.ndarray) -> ZooGraph:
+    """A path visiting the vertex ids ``order[0], order[1], ...``."""
+    return _g(order[:-1], order[1:], order.shape[0])
+
+
+def _grid(ids: np.ndarray) -> ZooGraph:
+    src = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
+    dst = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
+    return _g(src, dst, ids.size)
+
+
+def _morton(rows: int, cols: int) -> np.ndarray:
+    """Ids of a rows x cols grid numbered along the Z-order curve (rank of the
+    interleaved row and column bits)."""
+    r, c = np.meshgrid(
+        np.arange(rows, dtype=np.uint64), np.arange(cols, dtype=np.uint64), indexing="ij"
+    )
+    code = np.zeros(r.shape, np.uint64)
+    for bit in range(32):
+        b = np.uint64(bit)
+        code |= ((r >> b) & np.uint64(1)) << (np.uint64(2) * b + np.uint64(1))
+        code |= ((c >> b) & np.uint64(1)) << (np.uint64(2) * b)
+    rank = np.empty(code.size, np.int64)
+    rank[np.argsort(code.ravel(), kind="stable")] = np.arange(code.size)
+    return rank.reshape(rows, cols)
+
+
+def _dfs_tree(n: int, rng: np.random.Generator) -> ZooGraph:
+    """A deep random tree (each vertex hangs off its predecessor nine times in ten,
+    else off a random earlier vertex), relabelled in depth-first preorder."""
+    parent = np.arange(-1, n - 1)
+    jump = rng.random(n) < 0.1
+    jump[0] = False
+    parent[jump] = (rng.random(int(jump.sum())) * np.flatnonzero(jump)).astype(np.int64)
+    children: list[list[int]] = [[] for _ in range(n)]
+    for v in range(1, n):
+        children[int(parent[v])].append(v)
+    pre = np.empty(n, np.int64)
+    stack, k = [0], 0
+    while stack:
+        v = stack.pop()
+        pre[v] = k
+        k += 1
+        stack.extend(reversed(children[v]))
+    return _g(pre[parent[1:]], pre[1:], n)
+
+
+def high_diameter_graphs(n: int, seed: int = 0) -> dict[str, ZooGraph]:
+    """About ``n`` vertices of each high-diameter shape, ids along the paths.
+
+    ``path_natural`` (ids 0, 1, 2, ...), ``path_descending``, ``path_block_local``
+    (runs of 1024 consecutive ids, the runs in random order), ``caterpillar`` (a
+    spine in id order, one leaf per spine vertex), ``comb`` (a spine with a tooth of
+    15 vertices at every 16th vertex), ``ladder`` (two rails, a rung per step),
+    ``tree_dfs`` (a deep random tree in depth-first preorder), and square grids in
+    row-major (``grid_row``), boustrophedon (``grid_snake``) and Z-curve
+    (``grid_zorder``) order.
+    """
+    if n < 4:
+        raise ValueError(f"argument `n`: {n} is too small; pass n >= 4.")
+    rng = np.random.default_rng(seed)
+    ids = np.arange(n)
+    out: dict[str, ZooGraph] = {}
+    out["path_natural"] = _path_by_order(ids)
+    out["path_descending"] = _path_by_order(ids[::-1].copy())
+    block = min(1024, max(n // 4, 1))
+    blocks = [ids[i : i + block] for i in range(0, n, block)]
+    out["path_block_local"] = _path_by_order(
+        np.concatenate([blocks[i] for i in rng.permutation(len(blocks))])
+    )
+    s = n // 2
+    spine = np.arange(s)
+    out["caterpillar"] = _g(np.r_[spine[:-1], spine], np.r_[spine[1:], spine + s], 2 * s)
+    teeth_at = np.arange(0, n, 16)
+    tooth = np.arange(15)
+    tooth_ids = (teeth_at[:, None] + 1 + tooth[None, :]).ravel()
+    tooth_ids = tooth_ids[tooth_ids < n]
+    on_spine = np.setdiff1d(ids, tooth_ids)  # the spine runs through every 16th id
+    # each tooth hangs off its spine vertex: every tooth vertex links to the id before it
+    out["comb"] = _g(np.r_[on_spine[:-1], tooth_ids - 1], np.r_[on_spine[1:], tooth_ids], n)
+    half = n // 2
+    rail = np.arange(half)
+    out["ladder"] = _g(
+        np.r_[rail[:-1], rail[:-1] + half, rail],
+        np.r_[rail[1:], rail[1:] + half, rail + half],
+        2 * half,
+    )
+    out["tree_dfs"] = _dfs_tree(n, rng)
+    side = max(int(np.sqrt(n)), 2)
+    grid = np.arange(side * side).reshape(side, side)
+    out["grid_row"] = _grid(grid)
+    snake = grid.copy()
+    snake[1::2] = snake[1::2, ::-1]
+    out["grid_snake"] = _grid(snake)
+    out["grid_zorder"] = _grid(_morton(side, side))
+    return dict(sorted(out.items()))
