@@ -82,7 +82,13 @@ def main() -> None:
                     args.budget_s,
                 )
             rows.append(row)
-            print(json.dumps(row), flush=True)
+            print(
+                f"2^{scale} {name:18s} auto={row['auto_variant']:26s} "
+                + " ".join(f"{row[k]:.3f}" for k in ("public_fresh_ms", *AUTO_CHOICES)),
+                flush=True,
+            )
+            if args.out:  # after every row: a run cut short keeps what it measured
+                args.out.write_text(json.dumps({"rows": rows}, indent=1))
             del g, s, d
             cp.get_default_memory_pool().free_all_blocks()
     scales = sorted({r["scale"] for r in rows})

@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from ._base import ZooGraph
@@ -29,7 +30,9 @@ __all__ = ["high_diameter_graphs"]
 def _g(src: np.ndarray, dst: np.ndarray, n: int) -> ZooGraph:
     src = np.asarray(src, np.int64).ravel()
     dst = np.asarray(dst, np.int64).ravel()
-    order = np.lexsort((dst, src))  # edges in id order, as a file lists them
+    # edges in id order, as a file lists them (a stable sort finds the runs they are
+    # mostly in already)
+    order = np.argsort(src * max(n, 1) + dst, kind="stable")
     return ZooGraph(src[order], dst[order], int(n))
 
 
@@ -51,7 +54,7 @@ def _morton(rows: int, cols: int) -> np.ndarray:
         np.arange(rows, dtype=np.uint64), np.arange(cols, dtype=np.uint64), indexing="ij"
     )
     code = np.zeros(r.shape, np.uint64)
-    for bit in range(32):
+    for bit in range(max(rows, cols).bit_length()):
         b = np.uint64(bit)
         code |= ((r >> b) & np.uint64(1)) << (np.uint64(2) * b + np.uint64(1))
         code |= ((c >> b) & np.uint64(1)) << (np.uint64(2) * b)
@@ -60,24 +63,30 @@ def _morton(rows: int, cols: int) -> np.ndarray:
     return rank.reshape(rows, cols)
 
 
-def _dfs_tree(n: int, rng: np.random.Generator) -> ZooGraph:
-    """A deep random tree (each vertex hangs off its predecessor nine times in ten,
-    else off a random earlier vertex), relabelled in depth-first preorder."""
-    parent = np.arange(-1, n - 1)
-    jump = rng.random(n) < 0.1
-    jump[0] = False
-    parent[jump] = (rng.random(int(jump.sum())) * np.flatnonzero(jump)).astype(np.int64)
-    children: list[list[int]] = [[] for _ in range(n)]
+@nb.njit(cache=True)
+def _dfs_parents(jumps: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    """Parents of a tree whose ids are its depth-first preorder: vertex v hangs off
+    v - 1, or (where ``jumps[v]``) off an ancestor of v - 1 picked by ``picks[v]``."""
+    n = jumps.shape[0]
+    parent = np.empty(n, np.int64)
+    parent[0] = -1
+    stack = np.empty(n, np.int64)  # the path from the root to v - 1
+    depth = 0
+    stack[0] = 0
     for v in range(1, n):
-        children[int(parent[v])].append(v)
-    pre = np.empty(n, np.int64)
-    stack, k = [0], 0
-    while stack:
-        v = stack.pop()
-        pre[v] = k
-        k += 1
-        stack.extend(reversed(children[v]))
-    return _g(pre[parent[1:]], pre[1:], n)
+        if jumps[v] and depth > 0:
+            depth = int(picks[v] * depth)  # keep the ancestors up to this depth
+        parent[v] = stack[depth]
+        depth += 1
+        stack[depth] = v
+    return parent
+
+
+def _dfs_tree(n: int, rng: np.random.Generator) -> ZooGraph:
+    """A deep random tree in depth-first preorder: each vertex is a child of the one
+    before it nine times in ten, else of a random ancestor of it."""
+    parent = _dfs_parents(rng.random(n) < 0.1, rng.random(n))
+    return _g(parent[1:], np.arange(1, n), n)
 
 
 def high_diameter_graphs(n: int, seed: int = 0) -> dict[str, ZooGraph]:
