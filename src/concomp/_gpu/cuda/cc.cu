@@ -379,7 +379,7 @@ __global__ void compress_all(UF_PARAMS, I n) {
                 px = parent_plain<I, JTB>(s, x);
             }
         } else {
-            x = root_halving(s.p, (I)v);
+            x = root_splitting(s.p, (I)v);
         }
         if (JTB) {
             s.p[v] = x;
@@ -394,7 +394,7 @@ __global__ void compress_all(UF_PARAMS, I n) {
 // each call gets a fresh result array without a separate copy of the run's own buffer.
 template <typename I>
 __global__ void flatten_to(I* p, I* __restrict__ out, I n) {
-    GRID_STRIDE(v, n) out[v] = root_halving(p, (I)v);
+    GRID_STRIDE(v, n) out[v] = root_splitting(p, (I)v);
 }
 
 // Rules whose roots are not the smallest vertex (JTB, BFS): rename each root to

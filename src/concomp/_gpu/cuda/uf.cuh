@@ -53,22 +53,20 @@ __device__ __forceinline__ u64 ld(const u64* a) {
     return v;
 }
 
-// Walk from v to its root, halving the path on the way: each visited vertex is
-// pointed at its grandparent. A plain walk costs the sum of all depths, which is
-// quadratic when concurrent links leave one long chain (a path whose ids follow it,
-// linked edge by edge in parallel). Halving lets every walk shorten the paths the
-// others take, but only if no write undoes another's: parents have smaller ids than
-// their children (every rule that calls this links the larger root under the
-// smaller), so an atomic minimum keeps each pointer at the furthest ancestor any
-// thread has seen.
+// Walk from v to its root one step at a time, pointing every vertex passed at its
+// grandparent (path splitting, ECL-CC's intermediate pointer jumping). A plain walk
+// costs the sum of all depths, which is quadratic when concurrent links leave one
+// long chain (a path whose ids follow it, linked edge by edge in parallel); with
+// splitting every vertex a walk passes halves the remaining walk of all the walks
+// behind it.
 template <typename I>
-__device__ __forceinline__ I root_halving(I* p, I v) {
+__device__ __forceinline__ I root_splitting(I* p, I v) {
     I x = v, px = ld(p + x);
     while (px != x) {
         I gp = ld(p + px);
-        if (gp != px) atomic_min(p + x, gp);
-        x = gp;
-        px = ld(p + x);
+        if (gp != px) p[x] = gp;
+        x = px;
+        px = gp;
     }
     return x;
 }
