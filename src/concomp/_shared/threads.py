@@ -44,7 +44,7 @@ def serialized(kernel: Callable) -> Callable:
         with _LOCK:
             out = kernel(*args)
             if _layer is None:
-                import numba  # loaded by the kernel already; imported here to keep this module light
+                import numba  # already loaded by the kernel; a local import keeps this module light
 
                 try:
                     _layer = numba.threading_layer()
