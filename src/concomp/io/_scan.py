@@ -259,3 +259,41 @@ def _scan_metis(buf, pos, nv, cap, lead, has_ew, delim):
             row += 1
         pos += 1
     return row, k, nfloat, OK, n, indptr, indices, w, isf
+
+
+@nb.njit(cache=True, nogil=True)
+def _transpose(indptr, indices):
+    """CSR of the transpose by one counting pass; every row comes out sorted."""
+    n = indptr.shape[0] - 1
+    tptr = np.zeros(n + 1, np.int64)
+    for i in range(indices.shape[0]):
+        tptr[indices[i] + 1] += 1
+    for r in range(n):
+        tptr[r + 1] += tptr[r]
+    pos = tptr[:-1].copy()
+    tind = np.empty(indices.shape[0], indices.dtype)
+    for r in range(n):
+        for i in range(indptr[r], indptr[r + 1]):
+            c = indices[i]
+            tind[pos[c]] = r
+            pos[c] += 1
+    return tptr, tind
+
+
+@nb.njit(cache=True, nogil=True)
+def is_symmetric_csr(indptr, indices):
+    """Whether a CSR (ids in ``[0, n)``, rows in any order) equals its transpose.
+
+    The transpose's rows come out sorted, and so do the rows of its transpose
+    (the matrix itself, rows sorted): the two are equal exactly when the matrix
+    is symmetric, duplicate entries counted. Linear time, no comparison sort.
+    """
+    tptr, tind = _transpose(indptr, indices)
+    for r in range(tptr.shape[0]):
+        if tptr[r] != indptr[r]:  # in-degree differs from out-degree
+            return False
+    _, sind = _transpose(tptr, tind)
+    for i in range(sind.shape[0]):
+        if sind[i] != tind[i]:
+            return False
+    return True
