@@ -40,6 +40,18 @@ def test_import_does_not_load_gpu_libraries():
     assert result["loaded"] == []
 
 
+def test_import_loads_no_compiler_or_heavy_library():
+    """numba (and its LLVM), SciPy and pyarrow load on first use, not at import."""
+    result = _run("""
+        import json, sys
+        import concomp, concomp.generators, concomp.io, concomp.options, concomp.variants
+        heavy = ('numba', 'llvmlite', 'scipy', 'pyarrow', 'pandas', 'polars')
+        loaded = sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in heavy})
+        print(json.dumps({"loaded": loaded}))
+    """)
+    assert result["loaded"] == [], f"import concomp loads {result['loaded']}"
+
+
 def test_works_when_cupy_is_absent():
     result = _run("""
         import json, sys

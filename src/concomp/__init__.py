@@ -29,8 +29,11 @@ csgraph
     Drop-in replacements for ``scipy.sparse.csgraph`` functions.
 errors
     ``InvalidGraphError``, ``DeviceUnavailableError``, ...
+warmup
+    Compile the CPU (and GPU) kernels ahead of time, into the on-disk caches.
 
-``import concomp`` imports neither CuPy nor numba.cuda.
+``import concomp`` imports neither CuPy nor numba (nor SciPy): the engines load
+on first use.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ from .msf import MinimumSpanningForest, minimum_spanning_forest
 from .options import Options
 from .streaming import stream_components
 from .variants import Variant, all_variants
+from .warmup import warmup
 
 __version__ = "0.1.0"
 
@@ -94,5 +98,6 @@ __all__ = [
     "InvalidOptionsError",
     "EngineCapabilityError",
     "InvalidStateError",
+    "warmup",
     "__version__",
 ]

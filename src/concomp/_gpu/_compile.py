@@ -1,9 +1,10 @@
 """Kernel getter: CUDA C++ sources in ``cuda/`` compiled by NVRTC through CuPy.
 
-Templates are instantiated lazily with ``RawModule(name_expressions=...)`` and the
-resulting modules are memoized per (source, instantiations, device). CuPy keeps
-its own on-disk cache of the compiled binaries (for modules with name
-expressions, CuPy 14.2 and later).
+Templates are instantiated lazily with ``RawModule(name_expressions=...)``, one
+module per kernel a call actually launches (not the whole family a driver could
+launch), memoized per (source, name expression, device). CuPy keeps its own
+on-disk cache of the compiled binaries; for modules built with name expressions
+it does so from CuPy 14.2, the lowest version the ``gpu`` extras allow.
 """
 
 from __future__ import annotations
@@ -58,14 +59,15 @@ def get_module(filename: str, names: tuple[str, ...], device_id: int):
     return mod
 
 
-def get_kernel(filename: str, name: str, instantiations: tuple[str, ...] | None = None):
+@functools.cache
+def _kernel(filename: str, name: str, device_id: int):
+    return get_module(filename, (name,), device_id).get_function(name)
+
+
+def get_kernel(filename: str, name: str):
     """The compiled kernel ``name`` (a template instantiation such as ``"link<int>"``).
 
-    ``instantiations`` lists every name to compile into the same module (one NVRTC
-    call for a whole family); it defaults to just ``name``.
+    Each kernel is its own NVRTC module: a call compiles only the kernels it launches,
+    and one cached module serves every driver that launches that kernel.
     """
-    cupy = cupy_module()
-
-    names = instantiations or (name,)
-    mod = get_module(filename, tuple(names), cupy.cuda.Device().id)
-    return mod.get_function(name)
+    return _kernel(filename, name, cupy_module().cuda.Device().id)

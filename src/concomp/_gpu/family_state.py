@@ -77,7 +77,7 @@ INSTANTIATIONS: list[str] = sorted(
 
 
 class FamilyKernels(KernelSet):
-    """The families.cu kernels of one index type, compiled as one NVRTC module."""
+    """The families.cu kernels of one index type (each compiled on first use)."""
 
     def __init__(self, dtype: np.dtype) -> None:
         super().__init__("families.cu", kernel_names(ctype(dtype)))

@@ -136,14 +136,14 @@ class IncrementalEngine(ArrayState):
         fn = self._fns.get((key, self.dtype))
         if fn is None:
             names = batch_names(self.unite, ctype(self.dtype))
-            fn = get_kernel("incremental.cu", names[key], tuple(names.values()))
+            fn = get_kernel("incremental.cu", names[key])
             self._fns[(key, self.dtype)] = fn
         return fn
 
     def _stats_kernel(self, name: str):
         fn = self._fns.get(name)
         if fn is None:
-            fn = self._fns[name] = get_kernel("incremental.cu", name, STATS_NAMES)
+            fn = self._fns[name] = get_kernel("incremental.cu", name)
         return fn
 
     def _launch(self, kern, work: int, args: tuple, per_sm: int = 32) -> None:

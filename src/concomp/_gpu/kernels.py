@@ -71,17 +71,23 @@ def grid_for(work: int, block: int = BLOCK, per_sm: int = 32) -> tuple[int]:
 
 
 class KernelSet:
-    """Named kernels of one CUDA source, compiled together as one NVRTC module.
+    """Named kernels of one CUDA source, each compiled on first use.
 
     ``kernels.frequent`` returns the compiled function for the name expression
-    ``names["frequent"]``; handles are fetched once and reused.
+    ``names["frequent"]``; only the kernels a run launches are compiled (one NVRTC
+    module each, shared with every other set that names the same instantiation),
+    and handles are fetched once and reused.
     """
 
     def __init__(self, filename: str, names: dict[str, str]) -> None:
         self.filename = filename
         self.names = names
-        self._all = tuple(names.values())
         self._fns: dict = {}
+
+    def compile_all(self) -> None:
+        """Compile every kernel of the set now (ahead-of-time warm-up)."""
+        for key in self.names:
+            getattr(self, key)
 
     def __getattr__(self, key: str):
         fns = self.__dict__["_fns"]
@@ -90,12 +96,12 @@ class KernelSet:
             names = self.__dict__["names"]
             if key not in names:
                 raise AttributeError(key)
-            fn = fns[key] = get_kernel(self.__dict__["filename"], names[key], self._all)
+            fn = fns[key] = get_kernel(self.__dict__["filename"], names[key])
         return fn
 
 
 class CCKernels(KernelSet):
-    """The compiled cc.cu kernels for one (union rule, index type, record) triple."""
+    """The cc.cu kernels for one (union rule, index type, record) triple."""
 
     def __init__(self, variant: Variant, dtype: np.dtype, record: bool = False) -> None:
         row = union_rule(variant.finish)

@@ -32,7 +32,7 @@ __all__ = ["INSTANTIATIONS", "boruvka", "spanning_forest_ids_by_keys"]
 
 _CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _TEMPLATES = ("bk_resolve<{t}>", "bk_link<{t}>", "bk_compress<{t}>")
-#: Every kernel name expression of ``cuda/boruvka.cu`` (one NVRTC module for all).
+#: Every kernel name expression of ``cuda/boruvka.cu``.
 INSTANTIATIONS = tuple(
     [f"bk_sample_keys<{s}>" for s in _CTYPES.values()]
     + [t.format(t=c) for c in _CTYPES.values() for t in _TEMPLATES]
@@ -46,7 +46,7 @@ ROUND_BATCH = 4
 
 
 def _kernel(expr: str):
-    return get_kernel("boruvka.cu", expr, INSTANTIATIONS)
+    return get_kernel("boruvka.cu", expr)
 
 
 def _tie_bits(n: int) -> tuple[int, int]:

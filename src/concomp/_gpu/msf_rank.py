@@ -6,8 +6,8 @@ the weight range and both endpoints fit). Position in that order is the edge's
 rank, a unique integer key, so the kernels never see weights and the tie rule
 holds for any weight type. Prim (:mod:`concomp._gpu.msf`) always runs on ranks;
 Borůvka (:mod:`concomp._gpu.msf_keys`) does where the weights are too wide for
-its packed keys. This module also names every kernel of ``cuda/msf.cu``, so that
-both compile into one NVRTC module.
+its packed keys. This module also names every kernel of ``cuda/msf.cu`` (for the
+compile test; each kernel is compiled on first use).
 """
 
 from __future__ import annotations
@@ -40,8 +40,7 @@ _RANK_TEMPLATES = {
     "rank_decode": "rank_decode<{s}, {t}>",
 }
 
-#: Every kernel name expression of ``cuda/msf.cu``, Prim's and the ranking's (one
-#: NVRTC module for all).
+#: Every kernel name expression of ``cuda/msf.cu``, Prim's and the ranking's.
 INSTANTIATIONS = tuple(
     dict.fromkeys(
         [t.format(t=c) for c in _CTYPES.values() for t in _TEMPLATES.values()]
@@ -57,12 +56,12 @@ INSTANTIATIONS = tuple(
 
 def msf_kernel(name: str, dtype: np.dtype):
     """The compiled Prim kernel ``name`` of ``cuda/msf.cu`` for index type ``dtype``."""
-    return get_kernel("msf.cu", _TEMPLATES[name].format(t=_CTYPES[np.dtype(dtype)]), INSTANTIATIONS)
+    return get_kernel("msf.cu", _TEMPLATES[name].format(t=_CTYPES[np.dtype(dtype)]))
 
 
 def _rank_kernel(name: str, stype: np.dtype, dtype: np.dtype = np.dtype(np.int32)):
     expr = _RANK_TEMPLATES[name].format(s=_CTYPES[np.dtype(stype)], t=_CTYPES[np.dtype(dtype)])
-    return get_kernel("msf.cu", expr, INSTANTIATIONS)
+    return get_kernel("msf.cu", expr)
 
 
 def weight_keys(weights: Any, m: int, maximum: bool):

@@ -21,8 +21,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-import numba
-
 __all__ = ["serialized", "layer_needs_lock"]
 
 _LOCK = threading.RLock()
@@ -46,6 +44,8 @@ def serialized(kernel: Callable) -> Callable:
         with _LOCK:
             out = kernel(*args)
             if _layer is None:
+                import numba  # already loaded by the kernel; a local import keeps this module light
+
                 try:
                     _layer = numba.threading_layer()
                 except ValueError:  # this kernel launched no threads: still unknown

@@ -5,6 +5,7 @@ Subcommands
 cc        connected components of a graph file or a generated graph, with timings
 info      size, direction, weights, self loops, degrees and components of a graph file
 generate  generate a graph from a spec (``rmat:scale=16,ef=16,seed=1``) and write it
+warmup    compile the kernels ahead of time into numba's and CuPy's on-disk caches
 
 Each subcommand is one :class:`Subcommand` in :data:`SUBCOMMANDS`: a function that adds
 its arguments and a function that runs it and returns the exit status. Add one with
@@ -35,10 +36,12 @@ from ._commands import (
     _add_cc_arguments,
     _add_generate_arguments,
     _add_info_arguments,
+    _add_warmup_arguments,
     degree_stats,  # noqa: F401  (re-exported: a public name of concomp.cli)
     run_cc,
     run_generate,
     run_info,
+    run_warmup,
 )
 from ._common import (
     CLIError,
@@ -120,6 +123,14 @@ register(
         "generate a graph from a spec and write it to a file",
         _add_generate_arguments,
         run_generate,
+    )
+)
+register(
+    Subcommand(
+        "warmup",
+        "compile the kernels ahead of time (numba and CuPy keep them on disk)",
+        _add_warmup_arguments,
+        run_warmup,
     )
 )
 register(

@@ -232,3 +232,35 @@ def run_generate(args: argparse.Namespace) -> int:
     ]
     _emit(report, rows, args.json)
     return 0
+
+
+# --------------------------------------------------------------------------- warmup
+def _add_warmup_arguments(p: argparse.ArgumentParser) -> None:
+    from ..warmup import WARMUP_TARGETS
+
+    p.add_argument(
+        "--device",
+        default="auto",
+        choices=("auto", "cpu", "gpu"),
+        help="CPU kernels always; GPU kernels too where a GPU is usable (auto) or required (gpu)",
+    )
+    p.add_argument(
+        "--what",
+        nargs="+",
+        default=list(WARMUP_TARGETS),
+        choices=WARMUP_TARGETS,
+        metavar="TARGET",
+        help=f"entry points to compile: {', '.join(WARMUP_TARGETS)} (default: all)",
+    )
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
+
+def run_warmup(args: argparse.Namespace) -> int:
+    """``concomp warmup``: compile the default kernels into the on-disk caches."""
+    from ..warmup import warmup
+
+    with _phase("compiling kernels", _progress_wanted(args)):
+        took = warmup(device=args.device, what=args.what)
+    report = {"command": "warmup", "time_s": {k: _round(v) for k, v in took.items()}}
+    _emit(report, [(k, _seconds(v)) for k, v in took.items()], args.json)
+    return 0

@@ -156,7 +156,10 @@ def write_labels(labels: np.ndarray, path: str) -> None:
     if suffix == ".npy":
         np.save(path, labels)
     elif suffix == ".txt":
-        np.savetxt(path, labels, fmt="%d")
+        from ..io._emit import format_column
+
+        with open(path, "wb") as f:
+            f.write(memoryview(format_column(labels)))
     else:
         try:
             import pyarrow as pa

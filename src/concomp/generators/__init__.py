@@ -28,9 +28,9 @@ import numpy as np
 from .._arrays import index_dtype_for
 from ..errors import InvalidGraphError
 from ..graph import Graph
-from . import _host as _gen_cpu
 from . import _xp as _gen_xp
 from ._common import derive_keys, int_arg, permutation, resolve_device, xp_for
+from ._common import host as _gen_cpu
 from ._models import barabasi_albert, delaunay, knn_geometric
 from ._spec import parse_spec, suite_args
 from ._weights import finish_graph, random_weights, with_weights

@@ -8,8 +8,21 @@ import numpy as np
 
 from .._dispatch import resolve_device as _resolve
 from ..errors import InvalidGraphError
-from . import _host as _gen_cpu
 from . import _xp as _gen_xp
+
+
+class _HostKernels:
+    """The numba kernels of :mod:`concomp.generators._host`, imported on first use, so
+    that importing the generators loads no numba."""
+
+    def __getattr__(self, name: str) -> Any:
+        from . import _host
+
+        return getattr(_host, name)
+
+
+host = _HostKernels()
+_gen_cpu = host
 
 __all__ = ["derive_keys", "resolve_device", "xp_for", "int_arg", "permutation"]
 

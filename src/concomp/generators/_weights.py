@@ -13,9 +13,9 @@ from .._checks import check_weights
 from .._validate import csr_to_graph, edges_to_graph
 from ..errors import InvalidGraphError
 from ..graph import Graph
-from . import _host as _gen_cpu
 from . import _xp as _gen_xp
 from ._common import derive_keys, resolve_device, xp_for
+from ._common import host as _gen_cpu
 
 __all__ = ["random_weights", "with_weights", "finish_graph"]
 

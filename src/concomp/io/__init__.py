@@ -177,6 +177,8 @@ def read_graph(
         fmt = format if format != "auto" else _detect_format(name, head)
         if fmt in TEXT_FORMATS:  # edge lines: parsed a block at a time as they decompress
             return READERS[fmt](Text(head, src), opt)
+        if fmt == "parquet" and src.kind is None:  # Arrow maps the file itself: no bytes copy
+            return READERS[fmt](None, opt)
         return READERS[fmt](head + src.read(), opt)
 
 

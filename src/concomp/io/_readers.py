@@ -349,12 +349,9 @@ def _read_metis(data: bytes, opt):
 
 
 def _is_symmetric(indptr: np.ndarray, indices: np.ndarray) -> bool:
-    n = indptr.shape[0] - 1
-    if n > 2**31:  # keys would overflow; METIS promises symmetry anyway
-        return True
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    cols = indices.astype(np.int64, copy=False)
-    return bool(np.array_equal(np.sort(rows * n + cols), np.sort(cols * n + rows)))
+    from ._scan import is_symmetric_csr
+
+    return bool(is_symmetric_csr(indptr, indices))
 
 
 def _read_npz(data: bytes, opt):
@@ -480,12 +477,16 @@ def _read_npz_checked(data: bytes, opt):
     return Graph.from_csr(indptr, indices, n, weights=_select_weights(opt, w), directed=d)
 
 
-def _read_parquet(data: bytes, opt):
+def _read_parquet(data: bytes | None, opt):
+    """Parquet from ``data``, or (``data`` None) straight from the file ``opt.name``."""
     from .._checks import _DST_NAMES, _SRC_NAMES, _W_NAMES, _pick
 
     pa, pq = pyarrow_or_raise()
     try:
-        table = pq.read_table(pa.BufferReader(data))
+        if data is None:
+            table = pq.read_table(opt.name, memory_map=True)
+        else:
+            table = pq.read_table(pa.BufferReader(data))
     except (pa.ArrowException, OSError, ValueError) as exc:  # Arrow reports damage as OSError
         raise GraphFormatError(
             f"{opt.name}: not a readable Parquet file ({type(exc).__name__}: "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .._shared.threads import serialized
 from ._lex import (
     _COMMA,
     _CR,
@@ -259,3 +260,43 @@ def _scan_metis(buf, pos, nv, cap, lead, has_ew, delim):
             row += 1
         pos += 1
     return row, k, nfloat, OK, n, indptr, indices, w, isf
+
+
+@nb.njit(cache=True, inline="always")
+def _mix(x):
+    """splitmix64's finaliser: a bijection of uint64 with full avalanche."""
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@nb.njit(cache=True, inline="always")
+def _pair_hash(a, b, seed):
+    return _mix(_mix(np.uint64(a) ^ seed) ^ np.uint64(b))
+
+
+@nb.njit(cache=True, parallel=True)
+def _pair_sums(indptr, indices):
+    n = indptr.shape[0] - 1
+    s1 = t1 = s2 = t2 = np.uint64(0)
+    k1, k2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xD1B54A32D192ED03)
+    for r in nb.prange(n):
+        for i in range(indptr[r], indptr[r + 1]):
+            c = indices[i]
+            s1 += _pair_hash(r, c, k1)
+            t1 += _pair_hash(c, r, k1)
+            s2 += _pair_hash(r, c, k2)
+            t2 += _pair_hash(c, r, k2)
+    return s1 == t1 and s2 == t2
+
+
+is_symmetric_csr = serialized(_pair_sums)
+is_symmetric_csr.__doc__ = """Whether a CSR equals its transpose (duplicate entries counted).
+
+The multiset of entries ``(r, c)`` and that of ``(c, r)`` are compared through sums of
+two independent 64-bit hashes of the pairs: unequal sums prove asymmetry; equal sums
+of an asymmetric matrix would need a collision of both (about 2**-128 for data not
+built to collide). One parallel pass, no sort and no scattered writes.
+"""
