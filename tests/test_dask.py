@@ -100,7 +100,7 @@ def test_data_frames_parquet_and_files(client, tmp_path):
         pq.write_table(table, tmp_path / f"part-{i}.parquet", row_group_size=300)
     edges = cd.read_parquet_edges(tmp_path)
     assert edges.num_partitions == 12 and edges.num_edges == 3000
-    count, labels = cd.connected_components(edges, 500)
+    _count, labels = cd.connected_components(edges, 500)
     np.testing.assert_array_equal(labels, want[1])
     got = cd.minimum_spanning_forest(sorted(map(str, tmp_path.glob("*.parquet"))))
     np.testing.assert_array_equal(got.edge_ids, ref.edge_ids)
@@ -124,8 +124,10 @@ def test_int64_ids_beyond_2_to_the_31(client):
 
 
 def test_labels_as_a_dask_array(client):
-    src, dst, n = graph_zoo()["two_cliques"] if "two_cliques" in graph_zoo() else graph_zoo()["path"]
-    count, labels = cd.connected_components((_blocks(src, 3), _blocks(dst, 3)), n, output="dask")
+    src, dst, n = (
+        graph_zoo()["two_cliques"] if "two_cliques" in graph_zoo() else graph_zoo()["path"]
+    )
+    _count, labels = cd.connected_components((_blocks(src, 3), _blocks(dst, 3)), n, output="dask")
     assert isinstance(labels, da.Array)
     np.testing.assert_array_equal(
         labels.compute(), concomp.connected_components((src, dst), num_nodes=n, device="cpu")[1]
@@ -162,7 +164,7 @@ def test_a_failed_task_is_retried(client, tmp_path):
     src, dst, n = graph_zoo()["path"]
     marker = str(tmp_path / "failed-once")
     s = _blocks(src, 4).map_blocks(_flaky_block, marker, dtype=src.dtype)
-    count, labels = cd.connected_components((s, _blocks(dst, 4)), n, retries=2)
+    count, _labels = cd.connected_components((s, _blocks(dst, 4)), n, retries=2)
     assert os.path.exists(marker) and count == 1
 
 
@@ -193,7 +195,9 @@ def test_a_worker_killed_mid_run_does_not_change_the_result(client):
 
 
 def _finished_leaves(dask_scheduler) -> bool:
-    done = [k for k, t in dask_scheduler.tasks.items() if "-leaf-" in str(k) and t.state == "memory"]
+    done = [
+        k for k, t in dask_scheduler.tasks.items() if "-leaf-" in str(k) and t.state == "memory"
+    ]
     return len(done) >= 4
 
 

@@ -179,8 +179,8 @@ def read_parquet_edges(
                 f"{path}: Parquet columns {names}: need source and target columns. Fix: write "
                 "columns src, dst[, weight]."
             )
-        s = _pick(names, source, _SRC_NAMES, "source", 0)
-        t = _pick(names, target, _DST_NAMES, "target", 1)
+        s = str(_pick(names, source, _SRC_NAMES, "source", 0))
+        t = str(_pick(names, target, _DST_NAMES, "target", 1))
         w = weight if weight is not None else next((c for c in names if c in _WEIGHT_NAMES), None)
         if w is not None and w not in names:
             raise GraphFormatError(f"{path}: no column {w!r} (columns: {names}).")
@@ -286,8 +286,8 @@ def _frame_partitions(
             f"argument `edges`: a data frame needs source and target columns, got {names}. "
             "Fix: name them src and dst."
         )
-    s = _pick(names, source, _SRC_NAMES, "source", 0)
-    t = _pick(names, target, _DST_NAMES, "target", 1)
+    s = str(_pick(names, source, _SRC_NAMES, "source", 0))
+    t = str(_pick(names, target, _DST_NAMES, "target", 1))
     w = weight if weight is not None else next((c for c in names if c in _WEIGHT_NAMES), None)
     if need and w is None:
         raise _missing_weights("the data frame")

@@ -240,7 +240,7 @@ def _gather(pieces: list[Piece]) -> Piece | None:
         cat([p.src for p in order]),
         cat([p.dst for p in order]),
         cat([p.keys for p in order]),
-        cat([p.weights for p in order]) if weighted else None,  # type: ignore[misc]
+        cat([p.weights for p in order]) if weighted else None,
         max(p.max_id for p in pieces),
         sizes,
         records,
