@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from dask.sizeof import sizeof
 
+from .._arrays import to_numpy
 from .._checks import MAX_NODES
 from ..components import component_roots
 from ..errors import ConcompError, InvalidGraphError
@@ -286,7 +287,7 @@ def labeling(piece: Piece, *, key: str, level: int, device: str) -> Labeling:
         local = component_roots(
             (inverse[:m], inverse[m:]), device=device, algorithm="auto"
         )  # smallest compact id of each component = smallest vertex id (the map is monotone)
-        roots = verts[np.asarray(local)]
+        roots = verts[to_numpy(local)]  # the GPU engine returns CuPy roots
     else:
         roots = verts
     nonmin = verts[roots != verts]
