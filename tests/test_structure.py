@@ -33,6 +33,7 @@ PUBLIC = (
     "concomp.generators",
     "concomp.benchsuite",
     "concomp.testing",
+    "concomp.dask",
 )
 
 
@@ -200,6 +201,8 @@ def test_public_modules_do_not_import_engine_modules():
 def test_every_module_imports_alone_in_a_fresh_interpreter(module):
     if module.startswith("concomp._gpu") and module not in ("concomp._gpu", "concomp._gpu._compat"):
         pytest.importorskip("cupy", reason="the GPU engine modules need CuPy")
+    if module.startswith("concomp.dask"):
+        pytest.importorskip("distributed", reason="concomp.dask needs dask and distributed")
     out = subprocess.run(
         [sys.executable, "-c", f"import {module}"],
         capture_output=True,

@@ -1,0 +1,310 @@
+"""What runs inside the tasks: a partition's forest, a merge of forests, the label structure.
+
+Everything here takes and returns NumPy arrays and calls the public single-machine API
+(:func:`concomp.spanning_forest`, :func:`concomp.minimum_spanning_forest`,
+:func:`concomp.components.component_roots`), which picks the engine of the worker it
+runs on (the GPU on a GPU worker).
+
+Edge ids travel as packed keys ``partition << KEY_BITS | position``: their order is the
+order of the edges in the whole collection, so the minimum spanning forest's tie rule
+(weight, min(u, v), max(u, v), edge id) breaks ties exactly as the single-machine engine
+does, without knowing the partitions' sizes in advance. Vertex ids are relabelled by a
+monotone map (``np.unique``) when they are sparse, which preserves min/max in the tie rule.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from dask.sizeof import sizeof
+
+from .._arrays import to_numpy
+from .._checks import MAX_NODES
+from ..components import component_roots
+from ..errors import ConcompError, InvalidGraphError
+from ..forest import spanning_forest
+from ..msf import minimum_spanning_forest
+from ..streaming import EdgeChunk, chunk_ids, range_check
+
+__all__ = [
+    "KEY_BITS",
+    "Piece",
+    "Labeling",
+    "leaf",
+    "merge",
+    "labeling",
+    "label_block",
+    "edge_bytes",
+]
+
+#: Low bits of a packed edge key that hold the position inside its partition.
+KEY_BITS = 40
+#: Ids are used as they are (no relabelling) while the largest id is below this many
+#: times the number of endpoints: the engine's O(n) state then costs no more than the edges.
+DENSE_FACTOR = 4
+
+
+@dataclass
+class Piece:
+    """A forest (or an error) on its way up the merge tree.
+
+    ``records`` holds one row per task that contributed: (key, level, start, stop,
+    worker, edges in, edges out); ``sizes`` maps partition -> edge count.
+    """
+
+    src: np.ndarray
+    dst: np.ndarray
+    keys: np.ndarray
+    weights: np.ndarray | None
+    max_id: int
+    sizes: dict[int, int]
+    records: list[tuple] = field(default_factory=list)
+    error: ConcompError | None = None
+
+    @property
+    def num_edges(self) -> int:
+        return int(self.keys.shape[0])
+
+
+@dataclass
+class Labeling:
+    """Enough to label every vertex: the forest's vertices, their component minima,
+    and the sorted vertices that are not the minimum of their component."""
+
+    verts: np.ndarray
+    roots: np.ndarray
+    nonmin: np.ndarray
+    max_id: int
+    sizes: dict[int, int]
+    records: list[tuple]
+    error: ConcompError | None = None
+
+
+def _piece_nbytes(p: Piece) -> int:
+    arrays = [p.src, p.dst, p.keys] + ([p.weights] if p.weights is not None else [])
+    return sum(int(a.nbytes) for a in arrays) + 64 * (len(p.sizes) + len(p.records)) + 256
+
+
+def _labeling_nbytes(p: Labeling) -> int:
+    return int(p.verts.nbytes + p.roots.nbytes + p.nonmin.nbytes) + 64 * len(p.records) + 256
+
+
+sizeof.register(Piece)(_piece_nbytes)
+sizeof.register(Labeling)(_labeling_nbytes)
+
+
+def edge_bytes(weighted: bool) -> int:
+    """Bytes one forest edge takes in a piece (src, dst, key and the weight)."""
+    return 8 * (3 + int(weighted))
+
+
+def _worker() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return "local"
+
+
+def empty(weighted: bool) -> Piece:
+    """The forest of no edges at all."""
+    return _empty(weighted)
+
+
+def _empty(weighted: bool) -> Piece:
+    z = np.zeros(0, np.int64)
+    return Piece(z, z, z, np.zeros(0) if weighted else None, -1, {})
+
+
+def _local_forest(
+    src: np.ndarray,
+    dst: np.ndarray,
+    weights: np.ndarray | None,
+    kind: str,
+    device: str,
+    maximum: bool,
+) -> np.ndarray:
+    """Ascending positions of a spanning forest (``kind="forest"``) or of the minimum
+    spanning forest (``kind="msf"``) of the edges given."""
+    m = src.shape[0]
+    if m == 0:
+        return np.zeros(0, np.int64)
+    hi = int(max(src.max(), dst.max()))
+    if hi + 1 > DENSE_FACTOR * 2 * m + 1024:  # sparse ids: relabel, keeping their order
+        verts, inverse = np.unique(np.concatenate([src, dst]), return_inverse=True)
+        src, dst, n = inverse[:m], inverse[m:], int(verts.shape[0])
+    else:
+        n = hi + 1
+    if kind == "msf":
+        f = minimum_spanning_forest((src, dst), weights, maximum=maximum, device=device)
+        return np.asarray(f.edge_ids, dtype=np.int64)
+    return np.asarray(spanning_forest((src, dst), num_nodes=n, device=device).edge_ids, np.int64)
+
+
+def _column(a: Any) -> np.ndarray:
+    if hasattr(a, "to_numpy"):
+        try:  # pandas nullable and pyarrow columns: missing values become NaN
+            return a.to_numpy(dtype="float64", na_value=np.nan) if _has_missing(a) else a.to_numpy()
+        except TypeError:
+            return a.to_numpy()
+    return np.asarray(a)
+
+
+def _has_missing(a: Any) -> bool:
+    try:
+        return bool(a.isna().any())
+    except AttributeError:
+        return bool(a.null_count) if hasattr(a, "null_count") else False
+
+
+def leaf(
+    data: Any,
+    *,
+    part: int,
+    label: str,
+    key: str,
+    num_nodes: int | None,
+    kind: str,
+    device: str,
+    maximum: bool = False,
+    columns: tuple[str, str, str | None] | None = None,
+) -> Piece:
+    """The forest of one partition. ``data`` is ``(src, dst, weights)``, a data frame
+    whose ``columns`` are (source, target, weight or None), or a loader (an object with
+    ``load() -> (src, dst, weights)``, e.g. a Parquet row group).
+
+    Bad ids or weights give a piece carrying the error (named by ``label``), which the
+    merges pass up unchanged: a deterministic error is not worth a retry.
+    """
+    start = time.time()
+    if columns is not None:
+        s, t, wc = columns
+        src, dst, w = data[s], data[t], (data[wc] if wc is not None else None)
+    else:
+        src, dst, w = data.load() if hasattr(data, "load") else data
+    try:
+        src, dst, w, hi = _checked(src, dst, w, label, num_nodes)
+        ids = _local_forest(src, dst, w, kind, device, maximum)
+    except ConcompError as exc:  # bad input, no GPU: the same on every retry
+        text = str(exc) if str(exc).startswith(label) else f"{label}: {exc}"
+        bad = _empty(w is not None)
+        bad.error, bad.sizes = type(exc)(text), {part: 0}
+        return bad
+    m = int(src.shape[0])
+    keys = (np.int64(part) << np.int64(KEY_BITS)) + ids
+    weights = None if w is None else w[ids]
+    out = Piece(src[ids].astype(np.int64), dst[ids].astype(np.int64), keys, weights, hi, {part: m})
+    out.records = [(key, 0, start, time.time(), _worker(), m, out.num_edges)]
+    return out
+
+
+def _checked(
+    src: Any, dst: Any, w: Any, label: str, num_nodes: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
+    """Ids checked (integer, no NaN, in range), weights counted; and the largest id."""
+    chunk = EdgeChunk(label, _column(src), _column(dst))
+    s, d = chunk_ids(chunk)
+    s, d = np.asarray(s), np.asarray(d)
+    if w is not None:
+        w = _column(w)
+        if w.shape[0] != s.shape[0]:
+            raise InvalidGraphError(
+                f"{label}: {w.shape[0]} weights for {s.shape[0]} edges. Fix: give one "
+                "weight per edge, chunked like the edges."
+            )
+    if s.shape[0] == 0:
+        return s, d, w, -1
+    lo, hi = int(min(s.min(), d.min())), int(max(s.max(), d.max()))
+    # without num_nodes only the sign is checked: sparse ids far beyond memory are fine here
+    range_check(chunk, s, d, MAX_NODES if num_nodes is None else num_nodes)(lo, hi)
+    return s, d, w, hi
+
+
+def _gather(pieces: list[Piece]) -> Piece | None:
+    """The pieces' edges concatenated in key order, or the first piece with an error."""
+    bad = [p for p in pieces if p.error is not None]
+    if bad:
+        return min(bad, key=lambda p: min(p.sizes, default=0))
+    weighted = pieces[0].weights is not None
+    sizes: dict[int, int] = {}
+    records: list[tuple] = []
+    for p in pieces:
+        sizes.update(p.sizes)
+        records.extend(p.records)
+    order = sorted(pieces, key=lambda p: int(p.keys[0]) if p.num_edges else 0)
+    cat = np.concatenate
+    return Piece(
+        cat([p.src for p in order]),
+        cat([p.dst for p in order]),
+        cat([p.keys for p in order]),
+        cat([p.weights for p in order]) if weighted else None,
+        max(p.max_id for p in pieces),
+        sizes,
+        records,
+    )
+
+
+def merge(*pieces: Piece, key: str, level: int, kind: str, device: str, maximum: bool) -> Piece:
+    """The forest of the union of ``pieces``' forests (one more local run)."""
+    start = time.time()
+    union = _gather(list(pieces))
+    assert union is not None
+    if union.error is not None:
+        return union
+    if not np.all(union.keys[1:] > union.keys[:-1]):  # pieces of disjoint ranges: rarely needed
+        order = np.argsort(union.keys, kind="stable")
+        union.src, union.dst, union.keys = union.src[order], union.dst[order], union.keys[order]
+        if union.weights is not None:
+            union.weights = union.weights[order]
+    m = union.num_edges
+    ids = _local_forest(union.src, union.dst, union.weights, kind, device, maximum)
+    out = Piece(
+        union.src[ids],
+        union.dst[ids],
+        union.keys[ids],
+        None if union.weights is None else union.weights[ids],
+        union.max_id,
+        union.sizes,
+        union.records,
+    )
+    out.records.append((key, level, start, time.time(), _worker(), m, out.num_edges))
+    return out
+
+
+def labeling(piece: Piece, *, key: str, level: int, device: str) -> Labeling:
+    """Component minima of the final forest's vertices (its one more local run)."""
+    start = time.time()
+    if piece.error is not None:
+        z = np.zeros(0, np.int64)
+        return Labeling(z, z, z, piece.max_id, piece.sizes, piece.records, piece.error)
+    m = piece.num_edges
+    verts, inverse = np.unique(np.concatenate([piece.src, piece.dst]), return_inverse=True)
+    if m:
+        local = component_roots(
+            (inverse[:m], inverse[m:]), device=device, algorithm="auto"
+        )  # smallest compact id of each component = smallest vertex id (the map is monotone)
+        roots = verts[to_numpy(local)]  # the GPU engine returns CuPy roots
+    else:
+        roots = verts
+    nonmin = verts[roots != verts]
+    records = [*piece.records, (key, level, start, time.time(), _worker(), m, m)]
+    return Labeling(verts, roots, nonmin, piece.max_id, piece.sizes, records)
+
+
+def label_block(lab: Labeling, start: int, stop: int, dtype: Any) -> np.ndarray:
+    """Canonical (SciPy-numbered) labels of vertices ``start .. stop - 1``.
+
+    A vertex's component is numbered by how many components have a smaller minimum:
+    ``r - #(non-minimum vertices below r)`` for its component minimum ``r``.
+    """
+    v = np.arange(start, stop, dtype=np.int64)
+    pos = np.searchsorted(lab.verts, v)
+    found = pos < lab.verts.shape[0]
+    found[found] = lab.verts[pos[found]] == v[found]
+    r = v.copy()
+    r[found] = lab.roots[pos[found]]
+    return (r - np.searchsorted(lab.nonmin, r)).astype(dtype)
