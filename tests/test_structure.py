@@ -33,6 +33,7 @@ PUBLIC = (
     "concomp.generators",
     "concomp.benchsuite",
     "concomp.testing",
+    "concomp.nx",
 )
 
 
