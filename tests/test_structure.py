@@ -34,6 +34,7 @@ PUBLIC = (
     "concomp.benchsuite",
     "concomp.testing",
     "concomp.dask",
+    "concomp.nx",
 )
 
 
