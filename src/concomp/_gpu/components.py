@@ -57,7 +57,7 @@ class _Plan:
         # (each host call here is GPU idle time inside a short timed run)
         self.graph.launch()
         out = run.cp.empty(run.n, run.dt)
-        run.walk_to_roots("flatten", run.p, out, run.I(run.n))
+        run.launch("flatten", run.n, run.p, out, run.I(run.n))
         hook = run.hook_edge.copy() if run.record else None
         return out, hook
 

@@ -136,7 +136,7 @@ def stages(ctx: Ctx):
                 np.int32(0),
                 np.int32(0),
             )
-            run.walk_to_roots("compress", *run.uf, I(n))
+            run.launch("compress", n, *run.uf, I(n))
     else:
         P = cp.arange(n, dtype=ctx.dt)
         if v.finish == Finish.SV:

@@ -538,8 +538,7 @@ class Streamer:
         n, I = self.n, self.I
         with self.compute:
             if n:
-                # one thread per vertex, blocks in vertex order (see UnionFindRun.walk_to_roots)
-                self.k.compress((-(-n // BLOCK),), (BLOCK,), (self.p, self.aux, self.packed, I(n)))
+                self.k.compress(_grid(n), (BLOCK,), (self.p, self.aux, self.packed, I(n)))
             p = self.p[:n]
             if self.jtb and n:
                 # JTB links by rank, so its roots are not the minima: rename them

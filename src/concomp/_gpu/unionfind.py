@@ -79,16 +79,6 @@ class UnionFindRun:
         kern = getattr(self.k, name)
         kern(grid or grid_for(work), (block,), args)
 
-    def walk_to_roots(self, name: str, *args) -> None:
-        """Launch a kernel whose threads walk from each vertex to its root with one
-        thread per vertex, so that blocks start in about increasing vertex order.
-        Parents have smaller ids than their children, so each walk then meets a
-        prefix the earlier blocks have already compressed; a grid-stride loop would
-        send its threads' later vertices down long uncompressed chains at once
-        (quadratic on a path whose ids follow it)."""
-        if self.n > 0:
-            getattr(self.k, name)((-(-self.n // BLOCK),), (BLOCK,), args)
-
     # -------------------------------------------------------------- phases
     def hb_one_pass(self) -> bool:
         """Whether hook-based sampling runs as the single hb_fused pass: it records no
@@ -212,7 +202,7 @@ class UnionFindRun:
         mark("sample")
         # compress the sampled forest (Afforest): the finish's skip test then reads
         # one label instead of walking to the root
-        self.walk_to_roots("compress", *self.uf, I(n))
+        self.launch("compress", n, *self.uf, I(n))
         mark("sample_compress")
         self.k.frequent(((1,)), ((1024,)), (*self.uf, I(n), self.lmax, np.uint64(12345)))
         mark("frequent")
@@ -374,7 +364,7 @@ class UnionFindRun:
         min-renamed roots (JTB) still need the compressed forest here."""
         n, I = self.n, self.I
         if final or self.k.jtb:
-            self.walk_to_roots("compress", *self.uf, I(n))
+            self.launch("compress", n, *self.uf, I(n))
         p = self.p[: self.n]
         if self.k.jtb:
             minv = self.minv

@@ -364,22 +364,15 @@ __global__ void finish_coo(UF_PARAMS, const I* __restrict__ src, const I* __rest
 }
 
 // ------------------------------------------------------------------ after linking
-// Point every vertex at its root (for JTB: unpack the root into p; JTB's packed
-// words change only by CAS, so its walk does not halve).
+// Point every vertex at its root (for JTB: unpack the root into p).
 template <typename I, bool JTB>
 __global__ void compress_all(UF_PARAMS, I n) {
     UF_STATE;
     GRID_STRIDE(v, n) {
-        I x;
-        if (JTB) {
-            x = (I)v;
-            I px = parent_plain<I, JTB>(s, x);
-            while (px != x) {
-                x = px;
-                px = parent_plain<I, JTB>(s, x);
-            }
-        } else {
-            x = root_splitting(s.p, (I)v);
+        I x = (I)v, px = parent_plain<I, JTB>(s, x);
+        while (px != x) {
+            x = px;
+            px = parent_plain<I, JTB>(s, x);
         }
         if (JTB) {
             s.p[v] = x;
@@ -390,11 +383,18 @@ __global__ void compress_all(UF_PARAMS, I n) {
     }
 }
 
-// out[v] = root of v (halving p on the way): the last step of a replayed run, so that
-// each call gets a fresh result array without a separate copy of the run's own buffer.
+// out[v] = root of v, leaving p alone: the last step of a replayed run, so that each
+// call gets a fresh result array without a separate copy of the run's own buffer.
 template <typename I>
-__global__ void flatten_to(I* p, I* __restrict__ out, I n) {
-    GRID_STRIDE(v, n) out[v] = root_splitting(p, (I)v);
+__global__ void flatten_to(const I* __restrict__ p, I* __restrict__ out, I n) {
+    GRID_STRIDE(v, n) {
+        I x = (I)v, px = p[x];
+        while (px != x) {
+            x = px;
+            px = p[x];
+        }
+        out[v] = x;
+    }
 }
 
 // Rules whose roots are not the smallest vertex (JTB, BFS): rename each root to

@@ -149,7 +149,11 @@ __global__ void find_roots(I* p, const I* __restrict__ v, long long m, long long
 template <typename I>
 __global__ void flatten_all(I* p, I n) {
     GRID_STRIDE(v, n) {
-        I x = root_splitting(p, (I)v);
+        I x = (I)v, px = ld(p + x);
+        while (px != x) {
+            x = px;
+            px = ld(p + x);
+        }
         if (p[v] != x) p[v] = x;
     }
 }

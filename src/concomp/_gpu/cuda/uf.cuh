@@ -53,24 +53,6 @@ __device__ __forceinline__ u64 ld(const u64* a) {
     return v;
 }
 
-// Walk from v to its root one step at a time, pointing every vertex passed at its
-// grandparent (path splitting, ECL-CC's intermediate pointer jumping). A plain walk
-// costs the sum of all depths, which is quadratic when concurrent links leave one
-// long chain (a path whose ids follow it, linked edge by edge in parallel); with
-// splitting every vertex a walk passes halves the remaining walk of all the walks
-// behind it.
-template <typename I>
-__device__ __forceinline__ I root_splitting(I* p, I v) {
-    I x = v, px = ld(p + x);
-    while (px != x) {
-        I gp = ld(p + px);
-        if (gp != px) p[x] = gp;
-        x = px;
-        px = gp;
-    }
-    return x;
-}
-
 // Weak loads, which L1 may serve with a value another SM has since replaced:
 // for Rem's union when UFState::cached is set (see there).
 __device__ __forceinline__ int ld_cached(const int* a) {
