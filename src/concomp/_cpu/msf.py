@@ -14,9 +14,7 @@ faster than an argsort, reads the endpoints straight out of the sorted words,
 and afterwards finds the smallest edge id of each chosen word by matching
 bucket against bucket. Otherwise (real-valued floats, very wide integers) it
 argsorts the keys and orders runs of equal keys by ``(min, max, id)``.
-On 2 cores that makes it 4-6 times faster than SciPy's Kruskal on a 1024^2
-grid and on a random graph of 2^20 vertices and 4.2 M edges
-(``benchmarks/bench_msf.py``).
+``benchmarks/bench_msf.py`` compares it with SciPy's Kruskal.
 
 This module holds the weight keys and the engine contract's entry point,
 :func:`minimum_spanning_forest_ids`; the algorithms
