@@ -460,6 +460,70 @@ def test_text_files_parse_in_blocks(tmp_path, monkeypatch) -> None:
         concomp.read_graph(tmp_path / "bad.txt")
 
 
+def _metis_text(rng, nv: int, weights: bool) -> tuple[bytes, list[tuple[int, int, str]]]:
+    """A METIS file of a random graph: both directions listed, '%' comments inside,
+    blank lines for isolated vertices; with weights, some only NumPy parses exactly."""
+    pairs = {
+        tuple(sorted(p)) for p in rng.integers(1, nv + 1, (3 * nv, 2)).tolist() if p[0] != p[1]
+    }
+    adj: list[list[tuple[int, str]]] = [[] for _ in range(nv + 1)]
+    edges = []
+    for i, (a, b) in enumerate(sorted(pairs)):
+        w = ["3", "2.5", "1.2345678901234567e-300", "-7e22"][i % 4]
+        adj[a].append((b, w))
+        adj[b].append((a, w))
+        edges.append((a, b, w))
+    lines = [f"{nv} {len(pairs)}" + (" 001" if weights else "")]
+    for v in range(1, nv + 1):
+        if v % 97 == 0:
+            lines.append("% a comment between vertex lines")
+        toks = [f"{u} {w}" if weights else str(u) for u, w in adj[v]]
+        lines.append(" ".join(toks))
+    return "\n".join(lines).encode(), edges  # no newline after the last line
+
+
+@pytest.mark.parametrize("weights", [False, True])
+def test_metis_parses_in_blocks(tmp_path, monkeypatch, weights) -> None:
+    import gzip
+
+    from concomp.io import _files, _parse
+
+    body, edges = _metis_text(np.random.default_rng(5), 700, weights)
+    path = tmp_path / "g.graph.gz"
+    path.write_bytes(gzip.compress(body))
+    whole = concomp.read_graph(path)
+    monkeypatch.setattr(_parse, "BLOCK_BYTES", 300)  # hundreds of blocks, cuts mid-line
+    monkeypatch.setattr(_parse, "HEAD_BYTES", 64)
+    reads: list[int] = []
+    read = _files.Input.read
+
+    def spy(self, size=-1):
+        data = read(self, size)
+        reads.append(len(data) if size >= 0 else -1)  # -1: a read of everything left
+        return data
+
+    monkeypatch.setattr(_files.Input, "read", spy)
+    blocks = concomp.read_graph(path)
+    assert -1 not in reads and max(reads) <= 300 and len(reads) > 10  # never the whole body
+    assert blocks.num_nodes == whole.num_nodes == 700
+    assert blocks.num_edges == whole.num_edges == 2 * len(edges)
+    for a, b in zip(blocks.csr()[:2], whole.csr()[:2]):
+        np.testing.assert_array_equal(a, b)
+    if weights:
+        np.testing.assert_array_equal(blocks.weights, whole.weights)
+        got = {
+            (int(u) + 1, int(v) + 1): float(x)
+            for u, v, x in zip(*blocks.coo(), blocks.weights.tolist())
+        }
+        assert all(got[(a, b)] == float(w) == got[(b, a)] for a, b, w in edges)
+    # an error in a later block names the file's own line number
+    lines = body.split(b"\n")
+    lines[600] = lines[600] + b" x"
+    (tmp_path / "bad.graph").write_bytes(b"\n".join(lines))
+    with pytest.raises(GraphFormatError, match=r"bad\.graph, line 601: "):
+        concomp.read_graph(tmp_path / "bad.graph")
+
+
 # ----------------------------------------------------------------------------- item 7
 CONCURRENT = """
 import threading, numpy as np, numba, concomp

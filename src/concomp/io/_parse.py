@@ -332,7 +332,7 @@ def _chunk_bounds(buf: np.ndarray, start: int) -> list[int]:
 
 
 def scan_metis(
-    buf: np.ndarray,
+    text: Text,
     start: int,
     name: str,
     nv: int,
@@ -342,44 +342,49 @@ def scan_metis(
     has_ew: bool,
     delim: str | None = None,
 ):
-    """Parse a METIS body: ``(indptr, indices, weights or None)`` with 0-based ids."""
+    """Parse a METIS body from byte ``start`` of ``text.head``, one block of about
+    :data:`BLOCK_BYTES` at a time: ``(indptr, indices, weights or None)``, 0-based ids.
+
+    The header declares the sizes, so the CSR arrays are allocated once, in the index
+    type the graph keeps, and every block's lines are added to them; peak memory is
+    those arrays plus a few blocks.
+    Blocks are cut after their last newline; errors name the line within the whole
+    file, and weights that need NumPy's float parser are parsed with their block.
+    """
     d = ord(delim) if delim else _SP
-    row, k, nfloat, err, off, indptr, indices, w, isf = _scan_metis(
-        buf, start, nv, 2 * m, lead, has_ew, d
-    )
-    if err == TOO_MANY:
-        raise_at(
-            name,
-            buf,
-            off,
-            f"more than 2*m={2 * m} neighbour entries (the header declares "
-            f"m={m} undirected edges, each listed twice)",
-            "fix m in the header",
-        )
-    if err == EXTRA:
-        raise_at(
-            name,
-            buf,
-            off,
-            f"a neighbour list after the n={nv} vertex lines the header declares",
-            "fix n in the header or remove the extra lines",
-        )
-    if err != OK:
-        ctx = {
-            BAD_NUMBER: "expected integer neighbour ids",
-            LOW_ID: "vertex id 0 in a 1-based format",
-            HIGH_ID: f"a neighbour id above n={nv}",
-            TOO_FEW: "a neighbour without its edge weight",
-            BIG: "a number too large",
-        }
-        raise_at(
-            name,
-            buf,
-            off,
-            f"{ctx[err]} (line i lists the 1-based neighbours of vertex "
-            "i" + (" as 'neighbour weight' pairs" if has_ew else "") + ")",
-            "fix the line so that it matches the header's format code",
-        )
+    cap = 2 * m
+    # the header gives the sizes: 32-bit arrays when they fit, so the Graph keeps these
+    # very arrays instead of a narrowed copy
+    itype = np.int32 if max(nv, cap) <= _INT32_MAX else np.int64
+    indptr = np.zeros(nv + 1, itype)
+    indices = np.empty(cap, itype)
+    w = np.empty(cap if has_ew else 0, np.int64)
+    isf = np.zeros(cap if has_ew else 0, np.uint8)
+    state = np.zeros(3, np.int64)  # vertex lines, entries, non-integer weights so far
+    carry = text.head[start:]
+    line_base = text.head.count(b"\n", 0, start)
+    done = False
+    while not done:
+        more = text.src.read(BLOCK_BYTES)
+        if more:
+            data = carry + more
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:  # a line longer than a block: read on
+                carry = data
+                continue
+            block, carry = memoryview(data)[:cut], data[cut:]
+        else:
+            block, done = carry, True
+        buf = np.frombuffer(block, np.uint8)
+        del block, more
+        k0 = int(state[1])
+        err, off = _scan_metis(buf, 0, done, nv, lead, has_ew, d, indptr, indices, w, isf, state)
+        if err != OK:
+            _metis_error(name, buf, int(off), int(err), nv, m, has_ew, line_base)
+        if has_ew:
+            _parse_slow_weights(buf, name, w, isf, k0, int(state[1]), d, line_base)
+        line_base += int(_count_newlines(buf, 0, buf.shape[0]))
+    row, k, nfloat = (int(x) for x in state)
     if row < nv:
         raise GraphFormatError(
             f"{name}: the header declares n={nv} vertices but the file has "
@@ -392,8 +397,87 @@ def scan_metis(
             f"neighbour entries), but the file lists {k}. Fix: set m={k // 2}"
             " in the header or list every edge in both vertices' lines."
         )
-    weights = finish_weights(buf, name, w[:k], isf[:k], nfloat, d) if has_ew else None
+    empty = np.zeros(0, np.uint8)  # every token needing NumPy's parser is resolved
+    weights = finish_weights(empty, name, w[:k], isf[:k], nfloat, d) if has_ew else None
     return indptr, indices[:k], weights
+
+
+def _metis_error(
+    name: str, buf: np.ndarray, off: int, err: int, nv: int, m: int, has_ew: bool, base: int
+) -> None:
+    if err == TOO_MANY:
+        raise_at(
+            name,
+            buf,
+            off,
+            f"more than 2*m={2 * m} neighbour entries (the header declares "
+            f"m={m} undirected edges, each listed twice)",
+            "fix m in the header",
+            base,
+        )
+    if err == EXTRA:
+        raise_at(
+            name,
+            buf,
+            off,
+            f"a neighbour list after the n={nv} vertex lines the header declares",
+            "fix n in the header or remove the extra lines",
+            base,
+        )
+    ctx = {
+        BAD_NUMBER: "expected integer neighbour ids",
+        LOW_ID: "vertex id 0 in a 1-based format",
+        HIGH_ID: f"a neighbour id above n={nv}",
+        TOO_FEW: "a neighbour without its edge weight",
+        BIG: "a number too large",
+    }
+    raise_at(
+        name,
+        buf,
+        off,
+        f"{ctx[err]} (line i lists the 1-based neighbours of vertex "
+        "i" + (" as 'neighbour weight' pairs" if has_ew else "") + ")",
+        "fix the line so that it matches the header's format code",
+        base,
+    )
+
+
+def _parse_slow_weights(
+    buf: np.ndarray,
+    name: str,
+    w: np.ndarray,
+    isf: np.ndarray,
+    lo: int,
+    hi: int,
+    delim: int,
+    line_base: int,
+) -> None:
+    """Weights of entries ``lo .. hi`` that hold a byte offset into this block (``isf`` 2)
+    become float64 bits (``isf`` 1) while the block is still at hand."""
+    slow = np.flatnonzero(isf[lo:hi] == 2) + lo
+    if slow.size == 0:
+        return
+    starts = w[slow]
+    tokens = _gather_tokens(buf, starts, delim)
+    text = tokens.view(f"S{tokens.shape[1]}").ravel()
+    try:
+        values = text.astype(np.float64)
+    except ValueError:
+        for off, tok in zip(starts.tolist(), text.tolist()):
+            try:
+                float(tok)
+            except ValueError:
+                raise_at(
+                    name,
+                    buf,
+                    off,
+                    f"weight {tok.decode('utf-8', 'replace')!r} is not a number",
+                    "write weights as integers or decimals (1, -2.5, 3e4)",
+                    line_base,
+                )
+        raise
+    w.view(np.float64)[slow] = values
+    isf[slow] = 1
 
 
 def finish_weights(

@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import GraphFormatError
 from ..graph import Graph
 from ._files import pyarrow_or_raise
-from ._parse import line_of, raise_at, scan_body, scan_metis
+from ._parse import Text, line_of, raise_at, scan_body, scan_metis
 
 
 def _data_line(data: bytes, pos: int, comment: bytes) -> tuple[int, int, bytes]:
@@ -309,7 +309,8 @@ def _read_pace(text, opt):
     return _read_p_format(text, opt, pace=True)
 
 
-def _read_metis(data: bytes, opt):
+def _read_metis(text: Text, opt):
+    data = text.head  # the header is among the first bytes; the body streams in blocks
     buf = np.frombuffer(data, np.uint8)
     start, end, line = _data_line(data, 0, b"%")
     toks = line.split()
@@ -330,7 +331,7 @@ def _read_metis(data: bytes, opt):
     ncon = int(toks[3]) if len(toks) > 3 and toks[3].isdigit() else 1
     lead = (code[0] == "1") + (ncon if code[1] == "1" else 0)
     indptr, indices, w = scan_metis(
-        buf, min(end + 1, len(data)), opt.name, nv, m, lead=lead, has_ew=code[2] == "1"
+        text, min(end + 1, len(data)), opt.name, nv, m, lead=lead, has_ew=code[2] == "1"
     )
     n = nv
     if opt.num_nodes is not None and opt.num_nodes > nv:
@@ -514,7 +515,7 @@ def _read_parquet(data: bytes | None, opt):
 
 #: Formats whose readers take a :class:`~concomp.io._parse.Text` (parsed in blocks);
 #: the others take the whole decompressed file as bytes.
-TEXT_FORMATS = ("snap", "csv", "mtx", "dimacs", "pace")
+TEXT_FORMATS = ("snap", "csv", "mtx", "dimacs", "pace", "metis")
 READERS: dict[str, Callable[[Any, Any], Graph]] = {
     "snap": _read_snap,
     "csv": _read_csv,

@@ -208,19 +208,22 @@ def _scan_edges(
     return k, nfloat, OK, pos, ncols
 
 
-@nb.njit(cache=True, nogil=True)
-def _scan_metis(buf, pos, nv, cap, lead, has_ew, delim):
-    """CSR of a METIS body; ``lead`` integers open each line (vertex size/weights)."""
+@nb.njit(cache=True)
+def _scan_metis(buf, pos, final, nv, lead, has_ew, delim, indptr, indices, w, isf, state):
+    """Add one block of METIS lines to a CSR being built; ``lead`` integers open each
+    line (vertex size/weights). ``state`` holds (vertex lines so far, entries so far,
+    weights that are not integers) and carries over to the next block; the block ends
+    after a newline, and only the ``final`` one counts the empty line at the end of the
+    file as a vertex line. Returns ``(error code, byte offset of its line)``."""
     n = buf.shape[0]
-    indptr = np.zeros(nv + 1, np.int64)
-    indices = np.empty(cap, np.int64)
-    w = np.empty(cap if has_ew else 0, np.int64)
-    isf = np.zeros(cap if has_ew else 0, np.uint8)
+    cap = indices.shape[0]
     wf = w.view(np.float64)
-    row = 0
-    k = 0
-    nfloat = 0
-    while pos <= n:
+    row = state[0]
+    k = state[1]
+    nfloat = state[2]
+    err = OK
+    line = n
+    while pos < n or (final and pos == n):
         line = pos
         if pos < n and buf[pos] == 37:  # '%' comment lines are not vertices
             pos = _skip_line(buf, pos) + 1
@@ -232,34 +235,43 @@ def _scan_metis(buf, pos, nv, cap, lead, has_ew, delim):
             if pos >= n or buf[pos] == _NL:
                 break
             if row >= nv:
-                return row, k, nfloat, EXTRA, line, indptr, indices, w, isf
+                err = EXTRA
+                break
             if ntok < lead:
                 x, pos, err = _parse_uint(buf, pos, delim)
                 if err != OK:
-                    return row, k, nfloat, err, line, indptr, indices, w, isf
+                    break
             elif not has_ew or (ntok - lead) % 2 == 0:
                 x, pos, err = _parse_uint(buf, pos, delim)
                 if err != OK:
-                    return row, k, nfloat, err, line, indptr, indices, w, isf
+                    break
                 if x < 1:
-                    return row, k, nfloat, LOW_ID, line, indptr, indices, w, isf
+                    err = LOW_ID
+                    break
                 if x > nv:
-                    return row, k, nfloat, HIGH_ID, line, indptr, indices, w, isf
+                    err = HIGH_ID
+                    break
                 if k >= cap:
-                    return row, k, nfloat, TOO_MANY, line, indptr, indices, w, isf
+                    err = TOO_MANY
+                    break
                 indices[k] = x - 1
                 k += 1
             else:
                 pos, f = _store_weight(buf, pos, delim, w, wf, isf, k - 1)
                 nfloat += f
             ntok += 1
-        if has_ew and (ntok - lead) % 2 == 1:
-            return row, k, nfloat, TOO_FEW, line, indptr, indices, w, isf
+        if err == OK and has_ew and (ntok - lead) % 2 == 1:
+            err = TOO_FEW
+        if err != OK:
+            break
         if row < nv:
             indptr[row + 1] = k
             row += 1
         pos += 1
-    return row, k, nfloat, OK, n, indptr, indices, w, isf
+    state[0] = row
+    state[1] = k
+    state[2] = nfloat
+    return err, line
 
 
 @nb.njit(cache=True, inline="always")
