@@ -25,7 +25,7 @@ from ._checks import (
 from .errors import InvalidGraphError
 from .graph import Graph
 
-__all__ = ["coerce_graph", "csr_to_graph", "edges_to_graph"]
+__all__ = ["coerce_graph"]
 
 
 def coerce_graph(
@@ -47,7 +47,7 @@ def coerce_graph(
             src, dst = g.coo()
             w = g.weights if weights is None else weights
             d = g.directed if directed is None else directed
-            out = edges_to_graph(
+            out = Graph.from_edges(
                 src, dst, g.num_nodes if num_nodes is None else num_nodes, weights=w, directed=d
             )
             if out.num_nodes == g.num_nodes and d == g.directed and not g.symmetric:
@@ -57,7 +57,7 @@ def coerce_graph(
             return out
         if num_nodes is not None and int(num_nodes) != g.num_nodes:
             src, dst = g.coo()
-            return edges_to_graph(src, dst, num_nodes, weights=g.weights, directed=g.directed)
+            return Graph.from_edges(src, dst, num_nodes, weights=g.weights, directed=g.directed)
         return g
     if _is_scipy_sparse(graph) or is_cupy_sparse(graph):
         return _from_sparse(graph, num_nodes, weights, bool(directed), with_weights)
@@ -75,12 +75,12 @@ def coerce_graph(
         if len(graph) == 3 and weights is None:
             weights = graph[2]
         src, dst = _as_id_array(src, "src"), _as_id_array(dst, "dst")
-        return edges_to_graph(src, dst, num_nodes, weights=weights, directed=bool(directed))
+        return Graph.from_edges(src, dst, num_nodes, weights=weights, directed=bool(directed))
     arr = graph if is_cupy_array(graph) else _as_array(graph, "graph")
     if arr.ndim == 2 and arr.shape[0] == 2:
-        return edges_to_graph(arr[0], arr[1], num_nodes, weights=weights, directed=bool(directed))
+        return Graph.from_edges(arr[0], arr[1], num_nodes, weights=weights, directed=bool(directed))
     if arr.ndim == 2 and arr.shape[1] == 2:
-        return edges_to_graph(
+        return Graph.from_edges(
             arr[:, 0], arr[:, 1], num_nodes, weights=weights, directed=bool(directed)
         )
     raise InvalidGraphError(
@@ -89,36 +89,6 @@ def coerce_graph(
         "allowed: (src, dst) arrays, a (2, m) or (m, 2) array, a SciPy sparse matrix, a data "
         "frame, a NetworkX graph, a torch edge_index, CuPy arrays, or a file path. "
         "Fix: pass one of those (for a dense adjacency matrix use scipy.sparse.csr_array(A))."
-    )
-
-
-def edges_to_graph(
-    src: Any,
-    dst: Any,
-    num_nodes: int | None = None,
-    *,
-    weights: Any = None,
-    directed: bool = False,
-    symmetric: bool = False,
-) -> Graph:
-    """Validated :class:`Graph` from two id arrays (:meth:`Graph.from_edges`)."""
-    return Graph.from_edges(
-        src, dst, num_nodes, weights=weights, directed=directed, symmetric=symmetric
-    )
-
-
-def csr_to_graph(
-    indptr: Any,
-    indices: Any,
-    num_nodes: int | None = None,
-    *,
-    weights: Any = None,
-    directed: bool = False,
-    symmetric: bool = False,
-) -> Graph:
-    """Validated :class:`Graph` from CSR arrays (:meth:`Graph.from_csr`)."""
-    return Graph.from_csr(
-        indptr, indices, num_nodes, weights=weights, directed=directed, symmetric=symmetric
     )
 
 
@@ -166,7 +136,7 @@ def _from_sparse(
             f"argument `num_nodes`: {num_nodes} differs from the matrix "
             f"size {shape[0]}. Fix: drop num_nodes or resize the matrix."
         )
-    return csr_to_graph(A.indptr, A.indices, shape[0], weights=w, directed=directed)
+    return Graph.from_csr(A.indptr, A.indices, shape[0], weights=w, directed=directed)
 
 
 def _from_networkx(
@@ -196,7 +166,7 @@ def _from_networkx(
             ) from exc
     d = G.is_directed() if directed is None else directed
     n = len(nodes) if num_nodes is None else num_nodes
-    return edges_to_graph(
+    return Graph.from_edges(
         src, dst, n, weights=weights if weights is not None else (w if has_w else None), directed=d
     )
 
@@ -223,7 +193,7 @@ def _from_frame(
     src, dst = _column(df, s), _column(df, t)
     if weights is None and wcol is not None and with_weights:
         weights = _column(df, wcol)
-    return edges_to_graph(src, dst, num_nodes, weights=weights, directed=directed)
+    return Graph.from_edges(src, dst, num_nodes, weights=weights, directed=directed)
 
 
 def _column(df: Any, name: str) -> np.ndarray:

@@ -57,6 +57,7 @@ import numpy as np
 
 from .._arrays import get_xp, is_cupy_array, is_cupy_sparse, to_device, to_numpy
 from .._dispatch import driver, unsupported
+from ..graph import Graph
 
 log = logging.getLogger("concomp.csgraph")
 
@@ -205,10 +206,9 @@ def _dense_to_csr(values: np.ndarray, keep: np.ndarray):
 
 def _weak(indptr: Any, indices: Any, n: int, device: str) -> tuple[int, Any]:
     """Weak components of a CSR graph on concomp's engine, in SciPy's numbering."""
-    from .._validate import csr_to_graph
     from ..components import canonical_labels, component_roots
 
-    graph = csr_to_graph(indptr, indices, n, directed=False)
+    graph = Graph.from_csr(indptr, indices, n, directed=False)
     count, labels = canonical_labels(component_roots(graph, device=device))
     return count, labels.astype(np.int32, copy=False)
 

@@ -10,7 +10,6 @@ import numpy as np
 
 from .._arrays import get_xp, index_dtype_for, is_cupy_array, to_numpy
 from .._checks import check_weights
-from .._validate import csr_to_graph, edges_to_graph
 from ..errors import InvalidGraphError
 from ..graph import Graph
 from . import _xp as _gen_xp
@@ -120,9 +119,9 @@ def finish_graph(
             indptr, indices = _gen_cpu.symmetric_csr(src, dst, n, dt)
         else:
             indptr, indices = _gen_xp.symmetric_csr(xp, src, dst, n, dt)
-        g = csr_to_graph(indptr, indices, n, symmetric=True)
+        g = Graph.from_csr(indptr, indices, n, symmetric=True)
     else:
-        g = edges_to_graph(src, dst, n)
+        g = Graph.from_edges(src, dst, n)
     if weights is None:
         return g
     if isinstance(weights, str):

@@ -457,25 +457,7 @@ def _parse_slow_weights(
     slow = np.flatnonzero(isf[lo:hi] == 2) + lo
     if slow.size == 0:
         return
-    starts = w[slow]
-    tokens = _gather_tokens(buf, starts, delim)
-    text = tokens.view(f"S{tokens.shape[1]}").ravel()
-    try:
-        values = text.astype(np.float64)
-    except ValueError:
-        for off, tok in zip(starts.tolist(), text.tolist()):
-            try:
-                float(tok)
-            except ValueError:
-                raise_at(
-                    name,
-                    buf,
-                    off,
-                    f"weight {tok.decode('utf-8', 'replace')!r} is not a number",
-                    "write weights as integers or decimals (1, -2.5, 3e4)",
-                    line_base,
-                )
-        raise
+    values = _parse_tokens(buf, name, w[slow], delim, line_base)
     w.view(np.float64)[slow] = values
     isf[slow] = 1
 
@@ -496,11 +478,19 @@ def finish_weights(
     slow = isf == 2
     if not slow.any():
         return out
-    starts = w[slow]
+    out[slow] = _parse_tokens(buf, name, w[slow], delim)
+    return out
+
+
+def _parse_tokens(
+    buf: np.ndarray, name: str, starts: np.ndarray, delim: int, line_base: int = 0
+) -> np.ndarray:
+    """float64 values of the weight tokens at byte offsets ``starts`` of ``buf``, by
+    NumPy's correctly rounded parser; a token that is no number raises naming its line."""
     tokens = _gather_tokens(buf, starts, delim)
     text = tokens.view(f"S{tokens.shape[1]}").ravel()
     try:
-        out[slow] = text.astype(np.float64)
+        return text.astype(np.float64)
     except ValueError:
         for off, tok in zip(starts.tolist(), text.tolist()):
             try:
@@ -512,6 +502,6 @@ def finish_weights(
                     off,
                     f"weight {tok.decode('utf-8', 'replace')!r} is not a number",
                     "write weights as integers or decimals (1, -2.5, 3e4)",
+                    line_base,
                 )
         raise
-    return out
