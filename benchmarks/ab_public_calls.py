@@ -8,7 +8,11 @@ of ``--reps`` calls after a warm-up:
 - ``cc/<graph>``: ``concomp.connected_components(g)`` on a prebuilt device Graph;
 - ``msf/<graph>``: ``concomp.minimum_spanning_forest(g)`` on two weighted graphs;
 - ``incremental/<graph>``: one ``IncrementalConnectivity.insert`` of the whole graph
-  (both directions of every edge, in CSR order) into a fresh structure.
+  (both directions of every edge, in CSR order) into a fresh structure;
+- ``user/...``: calls as users make them, wall clock (``perf_counter`` around a call that
+  ends in a device synchronisation): a fresh ``Graph.from_csr`` of device arrays per call,
+  host NumPy edge pairs and a SciPy CSR sent to the GPU, and a path and a grid whose ids
+  follow their geometry.
 
 Usage (on a GPU machine)::
 
@@ -47,6 +51,60 @@ def _events_median(cp, fn, reps: int, setup=None) -> float:
     return statistics.median(times)
 
 
+def _wall_median(cp, fn, reps: int) -> float:
+    import time
+
+    fn()
+    cp.cuda.Device().synchronize()
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        fn()
+        cp.cuda.Device().synchronize()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def user_paths(cp, np, concomp, reps: int) -> dict:
+    """Public calls on inputs that are not a prebuilt device Graph."""
+    import scipy.sparse as sp
+
+    out: dict = {}
+    g = concomp.generators.rmat(20, 16, seed=1, clean=False)
+    s, d = (np.asarray(a) for a in g.coo())
+    n = g.num_nodes
+    out["user/numpy-pair-rmat20"] = _wall_median(
+        cp, lambda: concomp.connected_components((s, d), num_nodes=n, device="gpu"), reps
+    )
+    a = sp.csr_array((np.ones(s.shape[0], np.float32), (s, d)), shape=(n, n))
+    out["user/scipy-csr-rmat20"] = _wall_median(
+        cp, lambda: concomp.connected_components(a, device="gpu"), reps
+    )
+    ip, ix = cp.asarray(a.indptr), cp.asarray(a.indices)
+    out["user/fresh-device-graph-rmat20"] = _wall_median(
+        cp,
+        lambda: concomp.connected_components(concomp.Graph.from_csr(ip, ix, n)),
+        reps,
+    )
+    for k in (20, 22):
+        v = cp.arange(1 << k, dtype=cp.int32)
+        out[f"user/path-2^{k}-ids-in-order"] = _wall_median(
+            cp,
+            lambda v=v: concomp.connected_components((v[:-1], v[1:]), num_nodes=int(v.size)),
+            reps,
+        )
+        out[f"count/path-2^{k}"] = int(
+            concomp.connected_components((v[:-1], v[1:]), num_nodes=int(v.size))[0]
+        )
+    ids = cp.arange(2048 * 2048, dtype=cp.int32).reshape(2048, 2048)
+    gs = cp.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
+    gd = cp.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
+    out["user/grid-2048^2-natural"] = _wall_median(
+        cp, lambda: concomp.connected_components((gs, gd), num_nodes=int(ids.size)), reps
+    )
+    return out
+
+
 def child(reps: int) -> dict:
     """Run in a tree's process: every timing, as one JSON object."""
     import cupy as cp
@@ -55,7 +113,7 @@ def child(reps: int) -> dict:
     import concomp
     from gpu_suite import make
 
-    out: dict = {}
+    out: dict = user_paths(cp, np, concomp, reps)
     for name in ("rmat22", "er22", "gridp4k", "cong22"):
         g = make(name)
         count, _ = concomp.connected_components(g)
@@ -118,7 +176,7 @@ def main() -> None:
                 sys.exit(f"{label} round {r}: {res.stderr[-3000:]}")
             runs[label].append(json.loads(res.stdout.strip().splitlines()[-1]))
     keys = [
-        k for k in runs[next(iter(trees))][0] if k.split("/")[0] in ("cc", "msf", "incremental")
+        k for k in runs[next(iter(trees))][0] if k.split("/")[0] in ("cc", "msf", "incremental", "user")
     ]
     table = {k: {label: [run[k] for run in rs] for label, rs in runs.items()} for k in keys}
     labels = list(trees)

@@ -11,8 +11,21 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import cupy, numpy; print('cupy', cupy.__version__, 'numpy', numpy.__version__)"
 case "${1:-tests}" in
   tests)
-    timeout "${LIMIT:-560}" python3 -m pytest tests -m gpu -q -p no:cacheprovider ${PYTEST_ARGS:-} \
-      2>&1 | tee "$OUT/gpu_tests.log" | grep -v "^SKIPPED" | tail -40
+    # JOBS pytest processes share the GPU, each on every JOBS-th test file (largest first),
+    # so kernel compilation and host work overlap; each prints its own summary line.
+    JOBS=${JOBS:-1}
+    mapfile -t files < <(ls -S tests/test_*.py)
+    for ((j = 0; j < JOBS; j++)); do
+      part=()
+      for ((i = j; i < ${#files[@]}; i += JOBS)); do part+=("${files[i]}"); done
+      timeout "${LIMIT:-560}" python3 -m pytest "${part[@]}" -m gpu -q -p no:cacheprovider \
+        ${PYTEST_ARGS:-} >"$OUT/gpu_tests_$j.log" 2>&1 &
+    done
+    wait
+    for ((j = 0; j < JOBS; j++)); do
+      grep -E "^(FAILED|ERROR)" "$OUT/gpu_tests_$j.log" | head -20
+      tail -1 "$OUT/gpu_tests_$j.log"
+    done
     ;;
   ab)
     python3 benchmarks/ab_public_calls.py --tree "old=$2" --tree new=src --rounds "${ROUNDS:-2}" \
