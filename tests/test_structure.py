@@ -32,6 +32,7 @@ PUBLIC = (
     "concomp.io",
     "concomp.generators",
     "concomp.benchsuite",
+    "concomp.bench",
     "concomp.testing",
     "concomp.dask",
     "concomp.nx",
