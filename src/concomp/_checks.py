@@ -20,6 +20,7 @@ __all__ = [
     "MAX_NODES",
     "check_count",
     "check_ids",
+    "check_indptr",
     "check_num_nodes",
     "check_weights",
     "host_memory",
@@ -315,20 +316,25 @@ def validate_csr(
             "offsets."
         )
     indices = check_ids(indices, "indices", n)
-    xp = get_xp(indptr)
-    if (
-        int(indptr[0]) != 0
-        or int(indptr[-1]) != indices.shape[0]
-        or (rows and bool((xp.diff(indptr) < 0).any()))
-    ):
-        raise InvalidGraphError(
-            "argument `indptr`: must start at 0, never decrease and end at "
-            f"len(indices)={indices.shape[0]}. Fix: rebuild the CSR arrays."
-        )
+    check_indptr(indptr, int(indices.shape[0]))
     m = int(indices.shape[0])
     w = check_weights(weights, m)
     dt = index_dtype_for(n, 2 * m)
     return n, indptr.astype(dt, copy=False), indices.astype(dt, copy=False), w
+
+
+def check_indptr(indptr: Any, nnz: int) -> None:
+    """Raise unless ``indptr`` starts at 0, never decreases and ends at ``nnz``."""
+    xp = get_xp(indptr)
+    if (
+        int(indptr[0]) != 0
+        or int(indptr[-1]) != nnz
+        or (indptr.shape[0] > 1 and bool((xp.diff(indptr) < 0).any()))
+    ):
+        raise InvalidGraphError(
+            "argument `indptr`: must start at 0, never decrease and end at "
+            f"len(indices)={nnz}. Fix: rebuild the CSR arrays."
+        )
 
 
 def _torch_to_array(t: Any) -> Any:

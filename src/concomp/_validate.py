@@ -8,6 +8,7 @@ offending value and its position, what is allowed, and the fix.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,12 +21,13 @@ from ._checks import (
     _as_array,
     _as_id_array,
     _pick,
+    _resolve_n,
     _torch_to_array,
 )
 from .errors import InvalidGraphError
 from .graph import Graph
 
-__all__ = ["coerce_graph"]
+__all__ = ["HostEdges", "coerce_graph", "host_edges"]
 
 
 def coerce_graph(
@@ -90,6 +92,103 @@ def coerce_graph(
         "frame, a NetworkX graph, a torch edge_index, CuPy arrays, or a file path. "
         "Fix: pass one of those (for a dense adjacency matrix use scipy.sparse.csr_array(A))."
     )
+
+
+@dataclass(frozen=True)
+class HostEdges:
+    """Edges of a host input, taken as the caller holds them (no pass over the ids).
+
+    Either pairs (``src``, ``dst``) or a CSR (``indptr``, ``indices``). Nothing is
+    validated here beyond shapes: the GPU feed checks ids while it stages them.
+    ``num_nodes`` is the count the input or the caller declares, or None.
+    """
+
+    src: np.ndarray | None
+    dst: np.ndarray | None
+    indptr: np.ndarray | None
+    indices: np.ndarray | None
+    num_nodes: int | None
+
+    @property
+    def num_edges(self) -> int:
+        ids = self.src if self.src is not None else self.indices
+        return int(ids.shape[0]) if ids is not None else 0
+
+
+def host_edges(graph: Any, num_nodes: int | None = None) -> HostEdges | None:
+    """The edges of ``graph`` when it is host data of a kind the GPU feed takes as is.
+
+    Recognised: ``(src, dst[, weights])`` tuples of host arrays, ``(2, m)`` and
+    ``(m, 2)`` host arrays, CPU torch tensors, pandas and polars frames, and SciPy
+    sparse matrices in CSR (as it is) and COO (as pairs) format. Read
+    exactly as :func:`coerce_graph` reads them. Anything else (a Graph, device data,
+    NetworkX, paths, or a shape :func:`coerce_graph` would reject) gives None, and
+    the caller takes the general path, which also raises the errors.
+    """
+    n = None if num_nodes is None else _resolve_n(num_nodes)
+    if isinstance(graph, Graph) or is_cupy_array(graph) or is_cupy_sparse(graph):
+        return None
+    if _is_scipy_sparse(graph):
+        shape = graph.shape
+        if len(shape) != 2 or shape[0] != shape[1] or (n is not None and n != shape[0]):
+            return None
+        if graph.format == "coo":
+            return _pairs(graph.row, graph.col, shape[0])
+        if graph.format != "csr":  # converting here would be paid twice on the CPU path
+            return None
+        if not (_plain_ids(graph.indptr) and _plain_ids(graph.indices)):
+            return None
+        return HostEdges(None, None, graph.indptr, graph.indices, shape[0])
+    if _is_dataframe(graph):
+        cols = list(graph.columns)
+        if len(cols) < 2:
+            return None
+        s = _pick(cols, None, _SRC_NAMES, "source", 0)
+        t = _pick(cols, None, _DST_NAMES, "target", 1)
+        return _pairs(_column(graph, s), _column(graph, t), n)
+    if is_torch_tensor(graph):
+        if graph.is_cuda:
+            return None
+        graph = _torch_to_array(graph)
+    if isinstance(graph, tuple) and len(graph) in (2, 3) and not _is_scalar_seq(graph):
+        if any(is_cupy_array(a) or (is_torch_tensor(a) and a.is_cuda) for a in graph[:2]):
+            return None
+        return _pairs(*(_host_array(a) for a in graph[:2]), n)
+    if isinstance(graph, np.ndarray) and graph.ndim == 2:
+        if graph.shape[0] == 2:
+            return _pairs(graph[0], graph[1], n)
+        if graph.shape[1] == 2:
+            return _pairs(graph[:, 0], graph[:, 1], n)
+    return None
+
+
+def _host_array(a: Any) -> Any:
+    if is_torch_tensor(a):
+        return _torch_to_array(a) if not a.is_cuda else a
+    try:
+        return np.asarray(a)
+    except Exception:  # ragged input: the general path names what is wrong
+        return None
+
+
+def _plain_ids(a: Any) -> bool:
+    """Signed, or unsigned of at most 32 bits: ids the staging pass reads as they are
+    (floats, uint64 and objects take the general path, which names what is wrong)."""
+    kind = a.dtype.kind
+    return kind == "i" or (kind == "u" and a.dtype.itemsize < 8)
+
+
+def _pairs(src: Any, dst: Any, n: int | None) -> HostEdges | None:
+    ok = (
+        isinstance(src, np.ndarray)
+        and isinstance(dst, np.ndarray)
+        and src.ndim == 1
+        and dst.ndim == 1
+        and src.shape[0] == dst.shape[0]
+        and _plain_ids(src)
+        and _plain_ids(dst)
+    )
+    return HostEdges(src, dst, None, None, n) if ok else None
 
 
 # --------------------------------------------------------------------------- sources

@@ -10,13 +10,15 @@ from __future__ import annotations
 import logging
 from typing import Any, Literal, overload
 
-from ._arrays import get_xp, is_cupy_array, to_numpy
+from ._arrays import get_xp, is_cupy_array, is_cupy_sparse, is_torch_tensor, to_numpy
 from ._arrays import to_device as _on_device
-from ._dispatch import choose_device, driver
+from ._dispatch import choose_device, driver, resolve_device
 from ._input import as_graph
+from ._validate import host_edges
 from .errors import InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options
+from .streaming import host_roots, streams
 from .variants import Variant, resolve_variant
 
 log = logging.getLogger("concomp")
@@ -42,21 +44,47 @@ def component_roots(
     """Raw root labels: entry ``v`` is the smallest vertex id in ``v``'s component.
 
     Arrays stay on the device that computed them (NumPy for the CPU engine,
-    CuPy for the GPU engine). A host graph that the chosen engine cannot hold
-    whole (on the GPU: edges beyond ``max_device_bytes``, default the free
-    device memory) is streamed through it in chunks (:func:`concomp.stream_components`).
+    CuPy for the GPU engine). Host data run on the GPU go through the streaming
+    pipeline (:func:`concomp.stream_components`): edges cross the bus once, in
+    pinned chunks that overlap the kernels, checked as they are staged. So does
+    a host graph whose edges the device cannot hold whole (beyond
+    ``max_device_bytes``, default the free device memory).
     """
-    g = as_graph(graph)
+    return _roots(graph, None, device, algorithm, max_device_bytes, options)
+
+
+def _roots(
+    graph: Any,
+    num_nodes: int | None,
+    device: str,
+    algorithm: Any,
+    max_device_bytes: int | None,
+    options: Options | None,
+) -> Any:
     opts = resolve_options(options)
-    dev = choose_device(g, device, what="connected_components")
     variant = resolve_variant(algorithm)
-    if g.device != dev and not driver(dev, "streaming", "fits_in_memory")(
-        g, max_device_bytes, opts
+    edges = host_edges(graph, num_nodes)
+    if edges is not None:
+        dev = resolve_device(
+            device, data_device="cpu", num_edges=edges.num_edges, what="connected_components"
+        )
+        if dev == "gpu" and streams(variant, dev):
+            log.debug("host edges on the GPU: streamed through pinned chunks")
+            return host_roots(edges, variant, max_device_bytes, opts)
+    g = as_graph(graph, num_nodes, with_weights=False)
+    dev = choose_device(g, device, what="connected_components")
+    if g.device != dev and (
+        streams(variant, dev)
+        or not driver(dev, "streaming", "fits_in_memory")(g, max_device_bytes, opts)
     ):
-        log.debug("edges exceed the %s engine's memory budget: streaming them in chunks", dev)
+        # a host graph: streaming overlaps the transfer with the kernels, and holds
+        # only the labels on the device
+        log.debug("host graph on the %s engine: its edges stream in chunks", dev)
         return driver(dev, "streaming", "components_out_of_core")(
             g, variant, max_device_bytes, opts
         )
+    if g.device != dev:
+        g = g.to(dev)
     if variant is None:
         variant = driver(dev, "components", "auto_variant")(g, opts)
         log.debug("algorithm=auto -> %s on %s", variant, dev)
@@ -65,9 +93,7 @@ def component_roots(
             f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
             f"concomp.all_variants(device={dev!r}) or device='gpu'."
         )
-    return driver(dev, "components", "component_roots")(
-        g if dev == g.device else g.to(dev), variant, opts
-    )
+    return driver(dev, "components", "component_roots")(g, variant, opts)
 
 
 def canonical_labels(roots: Any) -> tuple[int, Any]:
@@ -88,10 +114,22 @@ def _check_output_device(to_device: Any) -> None:
         )
 
 
-def _place(labels: Any, like: Graph | Any, to_device: str | None) -> Any:
-    """Return labels where the caller's data lives, or where ``to_device`` says."""
-    _check_output_device(to_device)
-    want = to_device or (like.device if isinstance(like, Graph) else _device_of(like))
+def _data_device(graph: Any) -> str:
+    """Where the caller's graph data live: ``"gpu"`` for CuPy data, device torch
+    tensors and device Graphs, else ``"cpu"``."""
+    if isinstance(graph, Graph):
+        return graph.device
+    if is_cupy_array(graph) or is_cupy_sparse(graph):
+        return "gpu"
+    if is_torch_tensor(graph):
+        return "gpu" if graph.is_cuda else "cpu"
+    if isinstance(graph, tuple) and graph:
+        return _data_device(graph[0])
+    return "cpu"
+
+
+def _place(labels: Any, want: str) -> Any:
+    """Return labels on ``want`` (``"cpu"`` or ``"gpu"``)."""
     if want == "cpu":
         return to_numpy(labels)
     return _on_device(labels)
@@ -205,19 +243,20 @@ def connected_components(
     Sutton, Ben-Nun, Barak: Afforest (k-out sampling); Hong, Dhulipala, Shun:
     GConn. Both in ``../shared/papers/``.
     """
-    g = as_graph(graph, num_nodes, with_weights=False)
     _check_output_device(output_device)  # before the run, not after it
-    roots = component_roots(
-        g, device=device, algorithm=algorithm, max_device_bytes=max_device_bytes, options=options
-    )
+    roots = _roots(graph, num_nodes, device, algorithm, max_device_bytes, options)
     dev = _device_of(roots)
+    want = output_device or _data_device(graph)
+    if canonical and dev == "gpu" and want == "cpu" and return_labels:
+        # labels for the host: relabel on the device, come back through pinned buffers
+        return driver(dev, "streaming", "stream_labels")(roots, max_device_bytes, True)
     if canonical:
         count, labels = driver(dev, "components", "canonical_labels")(roots)
     else:
         count, labels = driver(dev, "components", "count_roots")(roots), roots
     if not return_labels:
         return count
-    return count, _place(labels, g, output_device)
+    return count, _place(labels, want)
 
 
 def number_connected_components(graph: Any, **kwargs: Any) -> int:

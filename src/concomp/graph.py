@@ -166,6 +166,12 @@ class Graph:
         w = ", weighted" if self.weights is not None else ""
         return f"Graph(n={self.num_nodes}, m={self.num_edges}, {kind}{w}, device={self.device!r})"
 
+    @property
+    def has_coo(self) -> bool:
+        """Whether the edge pairs are held (built from pairs, or :meth:`coo` was called);
+        False for a graph built from CSR arrays whose pairs were never expanded."""
+        return self._src is not None
+
     # ------------------------------------------------------------------ views
     def coo(self) -> tuple[Any, Any]:
         """``(src, dst)`` of every input edge, in edge-id order."""

@@ -34,11 +34,12 @@ from ._checks import (
     _resolve_n,
     _torch_to_array,
     check_ids,
+    check_indptr,
     check_num_nodes,
 )
 from ._dispatch import choose_device, driver, resolve_device
 from ._rules import UNION_RULES, union_rules_for
-from ._validate import _is_dataframe
+from ._validate import HostEdges, _is_dataframe
 from .errors import GraphFormatError, InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .io import read_graph
@@ -164,6 +165,62 @@ def stream_components(
     if not return_labels:
         return driver(dev, "components", "count_roots")(roots)
     return driver(dev, "streaming", "stream_labels")(roots, budget, not all_on_device)
+
+
+def host_roots(
+    edges: HostEdges, variant: Variant | None, max_device_bytes: int | None, options: Options
+) -> Any:
+    """GPU root labels of host edges sent through the streaming pipeline.
+
+    The path of ``connected_components`` for host data on the GPU: the ids cross
+    the bus once, in pinned chunks that overlap the union-find kernels, and are
+    checked in the same parallel pass that stages them (a CSR's rows are expanded
+    there too), so no host graph, CSR or validation pass is built on the way.
+    ``variant`` is a union-find variant that streams (None: the default one).
+    """
+    n = edges.num_nodes
+    v = variant if variant is not None else driver("gpu", "streaming", "default_variant")()
+    engine = driver("gpu", "streaming", "Streamer")(
+        n, v, options, max_device_bytes=max_device_bytes
+    )
+    if edges.indptr is not None and edges.indices is not None:
+        check_indptr(edges.indptr, edges.num_edges)
+        engine.add_csr(edges.indptr, edges.indices, _ids_in_range([(edges.indices, "indices")], n))
+    elif edges.src is not None and edges.dst is not None:
+        engine.add(edges.src, edges.dst, _ids_in_range([(edges.src, "src"), (edges.dst, "dst")], n))
+    return engine.roots()
+
+
+def _ids_in_range(
+    arrays: list[tuple[Any, str]], num_nodes: int | None
+) -> Callable[[int, int], None]:
+    """``check(lo, hi)`` for :func:`host_roots`: a bad range raises the message the
+    general input path gives (:func:`concomp._checks.check_ids`, with the position)."""
+
+    def check(lo: int, hi: int) -> None:
+        if lo >= 0 and (hi < num_nodes if num_nodes is not None else _countable(hi + 1)):
+            return
+        for a, name in arrays:
+            check_ids(a, name, num_nodes)
+        raise InvalidGraphError(
+            f"vertex ids span [{lo}, {hi}], outside [0, {num_nodes}). Fix: pass a larger "
+            "num_nodes or drop those edges."
+        )
+
+    return check
+
+
+def streams(variant: Variant | None, device: str) -> bool:
+    """Whether ``variant`` (None: ``"auto"``) can run as a stream on ``device``'s engine."""
+    if variant is None:
+        return True
+    rules = {row.name for row in union_rules_for(device, "streaming")}
+    return (
+        variant.family == "unionfind"
+        and variant.sampling == Sampling.NONE
+        and variant.layout == Layout.COO
+        and variant.finish.value in rules
+    )
 
 
 def streaming_variant(algorithm: Any, device: str) -> Variant:

@@ -89,6 +89,17 @@ class Streamer:
         self.chunks += 1
         self.edges += int(src.shape[0])
 
+    def add_csr(self, indptr: np.ndarray, indices: np.ndarray, check: RangeCheck) -> None:
+        """Unite the edges of a CSR (row ``r`` to ``indices[indptr[r]:indptr[r + 1]]``).
+
+        ``indptr`` is a valid row pointer (checked by the caller); ``check(lo, hi)``
+        raises for column ids out of range.
+        """
+        rows = int(indptr.shape[0]) - 1
+        self.ensure_nodes(rows)
+        src = np.repeat(np.arange(rows, dtype=self.p.dtype), np.diff(indptr))
+        self.add(src, indices, check)
+
     def roots(self) -> np.ndarray:
         """Smallest vertex id of each vertex's component, for ids ``0 .. n-1``."""
         p = self.p[: self.n]

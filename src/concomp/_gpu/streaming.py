@@ -46,7 +46,7 @@ import numpy as np
 
 from .._arrays import is_cupy_array
 from .._rules import UNION_RULES, union_rule
-from .._shared.staging import INT32_IDS, copy_parallel, edge_id_range, stage_edges
+from .._shared.staging import INT32_IDS, copy_parallel, edge_id_range, stage_csr, stage_edges
 from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..options import DEFAULTS, Options
@@ -398,6 +398,39 @@ class Streamer:
         else:
             self._add_staged(src, dst, check)
 
+    def add_csr(self, indptr: np.ndarray, indices: np.ndarray, check: RangeCheck) -> None:
+        """Unite the edges of a host CSR (row ``r`` to ``indices[indptr[r]:indptr[r + 1]]``).
+
+        The rows are expanded while the pinned slots are staged (one parallel pass
+        over the columns, which also finds their range for ``check``), so a CSR
+        crosses the bus as edge pairs without a host COO copy. ``indptr`` must be a
+        valid row pointer of at most ``num_nodes`` rows (the caller checks it).
+        """
+        rows = int(indptr.shape[0]) - 1
+        if rows:
+            self.ensure_nodes(rows)
+        m, pos = int(indices.shape[0]), 0
+        if m == 0:
+            check(0, -1)
+            return
+        while pos < m:
+            slot = self.slots[self.cur]
+            if slot.fill == 0:
+                slot.h2d_done.synchronize()  # the pinned buffer's previous copy has left
+                slot.held = ()
+            take = min(m - pos, self.chunk - slot.fill)
+            lo, hi = stage_csr(indptr, indices, pos, pos + take, slot.hsrc, slot.hdst, slot.fill)
+            check(lo, hi)
+            if hi > self.int32_ids and self.dt == np.int32:
+                self._widen()  # a column wrapped in the narrowing copy: stage it again
+                continue
+            slot.fill += take
+            slot.hi = max(slot.hi, hi, rows - 1)
+            pos += take
+            self.staged_edges += take
+            if slot.fill == self.chunk:
+                self._flush()
+
     def _add_staged(self, src: np.ndarray, dst: np.ndarray, check: RangeCheck) -> None:
         m, pos = int(src.shape[0]), 0
         while pos < m:
@@ -677,7 +710,7 @@ def out_of_core_roots(
 ) -> Any:
     """:func:`components_out_of_core`; ``info``, a dict, receives the run's statistics."""
     v = streaming_variant_of(variant)
-    src, dst = graph.to("cpu").coo()
+    host = graph.to("cpu")
     eng = Streamer(
         graph.num_nodes,
         v,
@@ -690,9 +723,14 @@ def out_of_core_roots(
     def trusted(lo: int, hi: int) -> None:  # a Graph's ids were validated when it was built
         return None
 
-    step = eng.chunk
-    for a in range(0, graph.num_edges, step):
-        eng.add(src[a : a + step], dst[a : a + step], trusted)
+    if host.has_coo:
+        src, dst = host.coo()
+        step = eng.chunk
+        for a in range(0, graph.num_edges, step):
+            eng.add(src[a : a + step], dst[a : a + step], trusted)
+    else:  # a CSR: its rows are expanded while the slots are staged
+        indptr, indices, _ = host.csr()
+        eng.add_csr(indptr, indices, trusted)
     roots = eng.roots()
     stats = eng.info()
     log.debug("out-of-core GPU components: %s", stats)

@@ -16,7 +16,14 @@ import numpy as np
 
 from .threads import serialized
 
-__all__ = ["INT32_IDS", "RangeCheck", "copy_parallel", "edge_id_range", "stage_edges"]
+__all__ = [
+    "INT32_IDS",
+    "RangeCheck",
+    "copy_parallel",
+    "edge_id_range",
+    "stage_csr",
+    "stage_edges",
+]
 
 #: Largest vertex id that int32 labels hold. A module constant so that tests can
 #: lower it to exercise the switch to int64 labels without 2**31 vertices.
@@ -53,6 +60,38 @@ def _stage(src, dst, out_src, out_dst, offset):
             lo = min(lo, u)
             lo = min(lo, v)
             hi = max(hi, u)
+            hi = max(hi, v)
+        los[b] = lo
+        his[b] = hi
+    return los.min(), his.max()
+
+
+@serialized
+@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
+def _stage_csr(indptr, indices, start, stop, out_src, out_dst, offset):
+    m = stop - start
+    nblocks = (m + _BLOCK - 1) // _BLOCK
+    los = np.empty(nblocks, np.int64)
+    his = np.empty(nblocks, np.int64)
+    for b in nb.prange(nblocks):
+        first = start + b * _BLOCK
+        last = min(first + _BLOCK, stop)
+        # the row holding entry ``first``: the last row whose offset is <= first
+        row = np.searchsorted(indptr, first, side="right") - 1
+        end = indptr[row + 1]
+        d = indices[first:last]
+        os = out_src[offset + first - start : offset + last - start]
+        od = out_dst[offset + first - start : offset + last - start]
+        lo = d[0]
+        hi = d[0]
+        for j in range(d.shape[0]):
+            while first + j >= end:  # empty rows are skipped here
+                row += 1
+                end = indptr[row + 1]
+            v = d[j]
+            os[j] = row
+            od[j] = v
+            lo = min(lo, v)
             hi = max(hi, v)
         los[b] = lo
         his[b] = hi
@@ -141,6 +180,43 @@ def stage_edges(
     if src.shape[0] == 0:
         return 0, -1
     lo, hi = _stage(*_same_type(src, dst), out_src, out_dst, np.int64(offset))
+    return int(lo), int(hi)
+
+
+def stage_csr(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    start: int,
+    stop: int,
+    out_src: np.ndarray,
+    out_dst: np.ndarray,
+    offset: int = 0,
+) -> tuple[int, int]:
+    """Stage CSR entries ``start .. stop-1`` as edges: their rows into ``out_src`` and
+    their columns into ``out_dst`` (from ``offset`` on, casting); return the columns'
+    ``(min, max)``.
+
+    ``indptr`` must be a valid row pointer (starts at 0, never decreases, ends at
+    ``len(indices)``): the rows are found from it, so they need no range check.
+    Like :func:`stage_edges`, a narrowing cast of a column wraps silently: check the
+    returned range. An empty range returns ``(0, -1)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp._shared.staging import stage_csr
+    >>> indptr, indices = np.array([0, 2, 2, 3]), np.array([1, 2, 0])
+    >>> out_s, out_d = np.zeros(3, np.int32), np.zeros(3, np.int32)
+    >>> stage_csr(indptr, indices, 1, 3, out_s, out_d)
+    (0, 2)
+    >>> out_s[:2].tolist(), out_d[:2].tolist()
+    ([0, 2], [2, 0])
+    """
+    if stop <= start:
+        return 0, -1
+    lo, hi = _stage_csr(
+        indptr, indices, np.int64(start), np.int64(stop), out_src, out_dst, np.int64(offset)
+    )
     return int(lo), int(hi)
 
 

@@ -1,0 +1,220 @@
+"""Host data on the GPU: every host input kind goes through the streaming feed.
+
+``connected_components`` reads host edges as the caller holds them
+(:func:`concomp._validate.host_edges`), stages them into pinned slots in one
+parallel pass that also checks their range (:func:`concomp._shared.staging.stage_csr`
+expands a CSR's rows there), and unites them on the device. The CPU tests check
+the pieces; the GPU tests check every input kind against SciPy and the errors
+against the general input path's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components as scipy_cc
+
+import concomp
+from concomp._cpu.streaming import Streamer as CpuStreamer
+from concomp._shared.staging import stage_csr
+from concomp._validate import host_edges
+from concomp.components import canonical_labels
+from concomp.errors import InvalidGraphError
+from concomp.options import DEFAULTS
+from concomp.variants import Variant
+
+
+def _random_csr(seed: int, n: int = 4000, max_deg: int = 12) -> sp.csr_array:
+    rng = np.random.default_rng(seed)
+    deg = rng.integers(0, max_deg, n)
+    deg[rng.random(n) < 0.2] = 0  # runs of empty rows
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(deg, out=indptr[1:])
+    indices = rng.integers(0, n, int(indptr[-1]))
+    return sp.csr_array((np.ones(indices.size), indices, indptr), shape=(n, n))
+
+
+def _reference(src, dst, n):
+    a = sp.coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n))
+    return scipy_cc(a, directed=False)
+
+
+# ----------------------------------------------------------------------- the pieces (CPU)
+@pytest.mark.parametrize("out_dtype", [np.int32, np.int64])
+def test_stage_csr_expands_rows_over_many_blocks(out_dtype):
+    a = _random_csr(1, n=60_000, max_deg=9)  # ~240k entries: several parallel blocks
+    indptr, indices = a.indptr, a.indices
+    rows = np.repeat(np.arange(a.shape[0]), np.diff(indptr))
+    m = indices.size
+    for start, stop, offset in ((0, m, 0), (70_001, m - 5, 3), (5, 6, 0), (m, m, 0)):
+        out_s = np.full(m + 3, -1, out_dtype)
+        out_d = np.full(m + 3, -1, out_dtype)
+        lo, hi = stage_csr(indptr, indices, start, stop, out_s, out_d, offset)
+        k = stop - start
+        np.testing.assert_array_equal(out_s[offset : offset + k], rows[start:stop])
+        np.testing.assert_array_equal(out_d[offset : offset + k], indices[start:stop])
+        if k:
+            assert (lo, hi) == (indices[start:stop].min(), indices[start:stop].max())
+        else:
+            assert (lo, hi) == (0, -1)
+
+
+def test_stage_csr_reports_bad_columns():
+    indptr, indices = np.array([0, 2, 3]), np.array([1, -4, 9])
+    out = np.zeros(3, np.int64), np.zeros(3, np.int64)
+    assert stage_csr(indptr, indices, 0, 3, *out) == (-4, 9)
+
+
+def test_host_edges_reads_inputs_as_coerce_graph_does():
+    src, dst = np.array([0, 2, 4]), np.array([1, 3, 5])
+    pairs = np.stack([src, dst])
+    for graph in ((src, dst), (src, dst, np.ones(3)), pairs, pairs.T.copy()):
+        e = host_edges(graph)
+        assert e is not None and e.indptr is None
+        assert e.src.tolist() == [0, 2, 4] and e.dst.tolist() == [1, 3, 5]
+    a = sp.csr_array((np.ones(3), (src, dst)), shape=(6, 6))
+    e = host_edges(a)
+    assert e is not None and e.src is None and e.num_nodes == 6 and e.num_edges == 3
+    e = host_edges(a.tocoo())
+    assert e is not None and e.indptr is None and e.num_nodes == 6
+    assert host_edges(a.tocsc()) is None  # the general path converts it, once
+    pd = pytest.importorskip("pandas")
+    e = host_edges(pd.DataFrame({"w": [1.0, 2.0, 3.0], "target": dst, "source": src}))
+    assert e.src.tolist() == [0, 2, 4] and e.dst.tolist() == [1, 3, 5]
+
+
+@pytest.mark.parametrize(
+    "graph",
+    [
+        (np.array([0.0, 1.0]), np.array([1.0, 2.0])),  # float ids: the general path checks them
+        (np.array([0, 1], np.uint64), np.array([1, 2], np.uint64)),
+        (np.array([0, 1]), np.array([1, 2, 3])),  # lengths differ: the general path says so
+        np.array([[0, 1, 2]]),
+        sp.csr_array((3, 4)),  # not square
+        [[0, 1], [1, 2]],  # a list of pairs is an (m, 2) array there
+        "graph.txt",
+    ],
+)
+def test_host_edges_leaves_other_inputs_to_the_general_path(graph):
+    assert host_edges(graph) is None
+
+
+def test_host_edges_declared_size_must_match_a_matrix():
+    assert host_edges(sp.csr_array((4, 4)), num_nodes=5) is None
+    assert host_edges(sp.csr_array((4, 4)), num_nodes=4).num_nodes == 4
+
+
+def test_cpu_streamer_unites_a_csr():
+    a = _random_csr(2, n=3000)
+    eng = CpuStreamer(a.shape[0], Variant.parse("none-async-halve-coo"), DEFAULTS)
+    eng.add_csr(a.indptr, a.indices, lambda lo, hi: None)
+    roots = eng.roots()
+    count, labels = canonical_labels(roots)
+    ref = scipy_cc(a, directed=False)
+    assert count == ref[0]
+    np.testing.assert_array_equal(labels, ref[1])
+
+
+# ----------------------------------------------------------------------- the GPU feed
+def _kinds(seed: int):
+    a = _random_csr(seed)
+    n = a.shape[0]
+    coo = a.tocoo()
+    src, dst = coo.row.astype(np.int64), coo.col.astype(np.int64)
+    kinds = {
+        "numpy pair int64": (src, dst),
+        "numpy pair uint32": (src.astype(np.uint32), dst.astype(np.uint32)),
+        "(2, m) int32": np.stack([src, dst]).astype(np.int32),
+        "(m, 2) strided": np.stack([src, dst], axis=1),
+        "scipy csr": a,
+        "scipy csr symmetric": (a + a.T).tocsr(),
+        "scipy coo": coo,
+        "scipy csc": a.tocsc(),
+    }
+    try:
+        import pandas as pd
+
+        kinds["pandas"] = pd.DataFrame({"src": src, "dst": dst})
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        kinds["torch cpu edge_index"] = torch.from_numpy(np.stack([src, dst]))
+    except ImportError:
+        pass
+    return kinds, src, dst, n
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("chunk_edges", [None, 256])
+def test_gpu_every_host_kind_matches_scipy(chunk_edges):
+    import cupy as cp
+
+    kinds, src, dst, n = _kinds(3)
+    ref = _reference(src, dst, n)
+    opts = None if chunk_edges is None else DEFAULTS.with_(chunk_edges=chunk_edges)
+    for name, graph in kinds.items():
+        count, labels = concomp.connected_components(graph, num_nodes=n, device="gpu", options=opts)
+        assert isinstance(labels, np.ndarray), name
+        assert count == ref[0], name
+        np.testing.assert_array_equal(labels, ref[1], err_msg=name)
+        roots = concomp.connected_components(graph, num_nodes=n, device="gpu", canonical=False)[1]
+        assert (roots <= np.arange(n)).all(), name  # roots are the smallest id of a component
+        assert (
+            concomp.connected_components(graph, num_nodes=n, device="gpu", return_labels=False)
+            == ref[0]
+        ), name
+        on_gpu = concomp.connected_components(graph, num_nodes=n, device="gpu", output_device="gpu")
+        assert isinstance(on_gpu[1], cp.ndarray), name
+        np.testing.assert_array_equal(on_gpu[1].get(), ref[1], err_msg=name)
+
+
+@pytest.mark.gpu
+def test_gpu_host_sizes_follow_the_ids_or_num_nodes():
+    src, dst = np.array([0, 5]), np.array([1, 6])
+    count, labels = concomp.connected_components((src, dst), device="gpu")
+    assert (count, labels.tolist()) == (5, [0, 0, 1, 2, 3, 4, 4])
+    count, labels = concomp.connected_components((src, dst), num_nodes=9, device="gpu")
+    assert count == 7 and labels.shape == (9,)
+    empty = np.zeros(0, np.int64)
+    assert concomp.connected_components((empty, empty), num_nodes=3, device="gpu")[0] == 3
+    assert concomp.connected_components((empty, empty), device="gpu")[0] == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "graph, num_nodes",
+    [
+        ((np.array([0, 1, 2]), np.array([1, -3, 0])), None),
+        ((np.array([0, 1, 2]), np.array([1, 7, 0])), 5),
+        (np.array([[0, 1], [2, 9]]).T.copy(), 4),
+    ],
+)
+def test_gpu_bad_ids_raise_what_the_cpu_path_raises(graph, num_nodes):
+    with pytest.raises(InvalidGraphError) as on_cpu:
+        concomp.connected_components(graph, num_nodes=num_nodes, device="cpu")
+    with pytest.raises(InvalidGraphError) as on_gpu:
+        concomp.connected_components(graph, num_nodes=num_nodes, device="gpu")
+    assert str(on_gpu.value) == str(on_cpu.value)
+
+
+@pytest.mark.gpu
+def test_gpu_host_graph_objects_stream_too():
+    a = _random_csr(4)
+    n = a.shape[0]
+    ref = scipy_cc(a, directed=False)
+    for g in (
+        concomp.Graph.from_csr(a.indptr, a.indices, n),
+        concomp.Graph.from_edges(*a.nonzero(), n),
+    ):
+        count, labels = concomp.connected_components(g, device="gpu")
+        assert count == ref[0]
+        np.testing.assert_array_equal(labels, ref[1])
+    # a variant that cannot stream runs in memory on the device, and agrees
+    count, labels = concomp.connected_components(
+        a, device="gpu", algorithm="kout-rem_cas-splice-csr"
+    )
+    assert count == ref[0]
+    np.testing.assert_array_equal(labels, ref[1])
