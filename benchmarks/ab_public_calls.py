@@ -176,7 +176,9 @@ def main() -> None:
                 sys.exit(f"{label} round {r}: {res.stderr[-3000:]}")
             runs[label].append(json.loads(res.stdout.strip().splitlines()[-1]))
     keys = [
-        k for k in runs[next(iter(trees))][0] if k.split("/")[0] in ("cc", "msf", "incremental", "user")
+        k
+        for k in runs[next(iter(trees))][0]
+        if k.split("/")[0] in ("cc", "msf", "incremental", "user")
     ]
     table = {k: {label: [run[k] for run in rs] for label, rs in runs.items()} for k in keys}
     labels = list(trees)

@@ -144,7 +144,9 @@ def main() -> None:
                 ),
                 args.reps,
             )
-            res["sweep"].append({"scale": scale, "m": int(s.shape[0]), "device": dev, "times_ms": ts})
+            res["sweep"].append(
+                {"scale": scale, "m": int(s.shape[0]), "device": dev, "times_ms": ts}
+            )
             print(f"sweep rmat{scale} m={s.shape[0]:>10d} {dev:5s} {med:9.2f} ms", flush=True)
     if args.out:
         with open(args.out, "w") as f:
