@@ -41,6 +41,12 @@ __all__ = [
 #: Below this many edges a host graph stays on the CPU: the transfer and the
 #: kernel launches cost more than the CPU engine needs for the whole job.
 GPU_MIN_EDGES = 2_000_000
+#: Below this many edges, host edges that the GPU would take through the streaming
+#: feed (``connected_components``) stay on the CPU. The feed costs about 1.5 ms
+#: fixed plus the transfer, the CPU engine about 5 ns per edge, so the two meet
+#: near 3e5 edges (size sweep of ``benchmarks/bench_host_input.py``, result file
+#: ``benchmarks/results/2026-11-25-h100-78dc33f-host-input.json``).
+HOST_STREAM_MIN_EDGES = 300_000
 _VALID = ("auto", "cpu", "gpu")
 
 

@@ -12,7 +12,7 @@ from typing import Any, Literal, overload
 
 from ._arrays import get_xp, is_cupy_array, is_cupy_sparse, is_torch_tensor, to_numpy
 from ._arrays import to_device as _on_device
-from ._dispatch import choose_device, driver, resolve_device
+from ._dispatch import HOST_STREAM_MIN_EDGES, choose_device, driver, resolve_device
 from ._input import as_graph
 from ._validate import host_edges
 from .errors import InvalidGraphError, InvalidVariantError
@@ -66,7 +66,11 @@ def _roots(
     edges = host_edges(graph, num_nodes)
     if edges is not None:
         dev = resolve_device(
-            device, data_device="cpu", num_edges=edges.num_edges, what="connected_components"
+            device,
+            data_device="cpu",
+            num_edges=edges.num_edges,
+            min_edges=HOST_STREAM_MIN_EDGES,
+            what="connected_components",
         )
         if dev == "gpu" and streams(variant, dev):
             log.debug("host edges on the GPU: streamed through pinned chunks")
