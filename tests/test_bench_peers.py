@@ -218,6 +218,9 @@ def test_gconn_output():
         parse_output("gconn-kout", stdout, "")
     with pytest.raises(ValueError, match="no time"):
         parse_output("gconn-kout", "Strategy (e.g., ASYNC_NAIVE) should be specified\n", stderr)
+    # what GConn prints where no GPU is usable: it checks no CUDA call
+    with pytest.raises(ValueError, match="no GPU work was done"):
+        parse_output("gconn-kout", "PASS\n0.000000,", "0,\n")
 
 
 def test_gconn_incremental_output_gives_ms_back_from_throughput():

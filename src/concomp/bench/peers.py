@@ -334,8 +334,9 @@ def parse_output(
     GConn prints its time as the last ``%f,`` on stdout and its component count on
     stderr; its incremental build prints throughput (edges / ms / 1e6), which
     ``batch_edges`` (:attr:`PeerFiles.gconn_batch_edges`) turns back into ms.
-    Raises ``ValueError`` when the output lacks a time or a result, or when the peer's
-    own check of its result failed.
+    Raises ``ValueError`` when the output lacks a time or a result, when a time is not
+    positive or a count is 0 (no GPU work was done), or when the peer's own check of its
+    result failed.
     """
     family = _peer(peer, None).family
     if family in _FAILED and re.search(_FAILED[family], stdout, re.MULTILINE):
@@ -358,7 +359,14 @@ def parse_output(
         raise ValueError(f"no time in {peer}'s output")
     if not results:
         raise ValueError(f"no result in {peer}'s output (pattern {_RESULT[family]!r})")
-    return tuple(times), int(results[-1])
+    result = int(results[-1])
+    # GConn checks no CUDA call: without a working GPU it prints a time of 0 and 0 roots.
+    if min(times) <= 0 or (result == 0 and _PEERS[peer].problem != "msf"):
+        raise ValueError(
+            f"{peer} printed time(s) {times} ms and result {result}: no GPU work was done "
+            "(a CUDA error the peer does not check?)"
+        )
+    return tuple(times), result
 
 
 def _peer(name: str, problem: str | None) -> _Peer:
