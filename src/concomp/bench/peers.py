@@ -147,7 +147,7 @@ def _check_csr(
         raise ValueError(
             f"indices must be strictly increasing within each row, without self loops "
             f"(GConn's edge files are sorted and deduplicated); {where} breaks this. Fix: "
-            "csr.setdiag(0); csr.eliminate_zeros(); csr.sum_duplicates() in SciPy"
+            "csr.sum_duplicates(); csr.setdiag(0); csr.eliminate_zeros() in SciPy"
         )
     w = None
     if weights is not None:
