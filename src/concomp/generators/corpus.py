@@ -134,16 +134,17 @@ class CorpusGraph:
             g = func(**self.params(quick), seed=self.seed, device=device)
         if g.device != device:  # files and the adversarial shapes are built on the host
             g = g.to(device)
-        return _weighted(g, weights, self)
+        return self.weigh(g, weights)
 
+    def weigh(self, graph: Graph, weights: Any) -> Graph:
+        """``graph`` (this entry, built) with the weights :meth:`build` would give it."""
+        if weights is None:
+            return graph
+        from ._weights import random_weights, with_weights
 
-def _weighted(g: Graph, weights: Any, entry: CorpusGraph) -> Graph:
-    if weights is None:
-        return g
-    from ._weights import random_weights, with_weights
-
-    low, high = WEIGHT_RANGE
-    return with_weights(g, random_weights(g, low=low, high=high, dtype=weights, seed=entry.seed))
+        low, high = WEIGHT_RANGE
+        w = random_weights(graph, low=low, high=high, dtype=weights, seed=self.seed)
+        return with_weights(graph, w)
 
 
 def _clean_host(src: Any, dst: Any, n: int) -> Graph:
