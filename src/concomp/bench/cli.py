@@ -87,11 +87,14 @@ def _settings(args: argparse.Namespace) -> Settings:
     )
 
 
-def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
-    """Run the harness on parsed arguments: write the result file, print the medians."""
+def run(args: argparse.Namespace, command: str | None = None) -> int:
+    """Run the harness on parsed arguments: write the result file, print the medians.
+
+    ``command`` is recorded in the result file (default: this process's command line).
+    """
     settings = _settings(args)
     graphs = choose_graphs(_names(args.graphs), _names(args.tags), args.quick)
-    command = " ".join(["python -m concomp.bench", *(argv if argv is not None else sys.argv[1:])])
+    command = command or " ".join(sys.orig_argv)
     doc = run_benchmark(
         args.problems,
         graphs,
@@ -123,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        return run(args, argv)
+        return run(args, None if argv is None else " ".join([parser.prog, *argv]))
     except ValueError as exc:
         print(f"concomp.bench: error: {exc}", file=sys.stderr)
         return 2
