@@ -1,6 +1,7 @@
 """One insert batch holding a whole suite graph, per union rule (GPU).
 
-    PYTHONPATH=src python benchmarks/profile_incremental.py [--graphs ...] [--algorithms ...]
+    PYTHONPATH=src python benchmarks/profile/profile_incremental.py \
+        [--graphs ...] [--algorithms ...]
 
 Times the engine call (validated already, as ``bench_incremental.py``'s ``kernel``
 rows and GConn's numbers) with CUDA events, median of ``--reps`` after a warm-up,
@@ -18,10 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_incremental import TARGET_MS, load_stream
+from _graphs import TARGET_MS, load_stream
+from profile_gpu_cc import parse_options
+
 from concomp.incremental import IncrementalConnectivity
 from concomp.options import DEFAULTS, Options
-from profile_gpu_cc import parse_options
 
 
 def time_fresh(

@@ -1,6 +1,6 @@
 """Streams of small insert batches: one persistent launch against per-batch launches (GPU).
 
-    PYTHONPATH=src python benchmarks/profile_stream.py [--graphs ...] [--sizes ...]
+    PYTHONPATH=src python benchmarks/profile/profile_stream.py [--graphs ...] [--sizes ...]
 
 Times ``IncrementalConnectivity.insert_batches`` over the first ``--batches`` batches
 of each suite graph's permuted stream (as ``bench_incremental.py``'s ``stream`` rows),
@@ -19,9 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_incremental import load_stream
-from concomp.options import DEFAULTS, Options
+from _graphs import load_stream
 from profile_incremental import time_fresh
+
+from concomp.options import DEFAULTS, Options
 
 MODES = {
     "persistent": DEFAULTS.with_(stream_persistent_max=1 << 62),

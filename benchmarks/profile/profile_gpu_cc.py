@@ -1,6 +1,6 @@
 """Per-phase GPU time of a few variants on the suite graphs (CUDA events), plus host overhead.
 
-PYTHONPATH=src python benchmarks/profile_gpu_cc.py [--graphs ...] [--variants ...]
+PYTHONPATH=src python benchmarks/profile/profile_gpu_cc.py [--graphs ...] [--variants ...]
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import gpu_suite
 from concomp._gpu.components import run_variant
+from concomp.bench.timing import measure
+from concomp.generators.corpus import CORPUS
 from concomp.options import DEFAULTS, Options
 from concomp.variants import Variant
 
@@ -37,15 +38,7 @@ def parse_options(cfg: str) -> Options:
 
 def replay_times(cp, g, v: Variant, reps: int, options: Options = DEFAULTS) -> list[float]:
     """CUDA-event ms of ``reps`` calls of ``v`` on ``g`` (after a capture: replays)."""
-    times = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        run_variant(g, v, options)
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-    return times
+    return list(measure(lambda: run_variant(g, v, options), device="gpu", reps=reps).times_ms)
 
 
 def main(argv=None) -> int:
@@ -69,7 +62,7 @@ def main(argv=None) -> int:
     configs = [c for c in args.knobs.split(";") if c] or [""]
 
     for name in args.graphs.split(","):
-        g = gpu_suite.make(name)
+        g = CORPUS[name].build("gpu")
         for cfg, vs in [(c, v) for c in configs for v in args.variants.split(",")]:
             opts = parse_options(cfg)
             v = Variant.parse(vs)

@@ -1,10 +1,10 @@
 """Where GPU Borůvka spends its time: keys, each round, light splits, the ranking path.
 
-    PYTHONPATH=src python benchmarks/profile_msf.py [--graphs grid2048,random8M]
+    PYTHONPATH=src python benchmarks/profile/profile_msf.py [--graphs grid2048,random8M]
 
 CUDA events, median of 5 after a warm-up, graph already on the device. Prints one
 line per measured piece; used to decide what to optimise, not a benchmark of record
-(that is ``device_msf.py``).
+(that is ``python -m concomp.bench msf``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,25 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from concomp.benchsuite import gpu_median_ms
-from device_msf import grid, random_graph
+from concomp.bench.timing import measure
+
+
+def gpu_median_ms(fn) -> float:
+    return measure(fn, device="gpu").median_ms
+
+
+def grid(k: int, rng) -> tuple:
+    idx = np.arange(k * k, dtype=np.int32).reshape(k, k)
+    s = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
+    d = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
+    return s, d, rng.integers(0, 1_000_001, s.size, dtype=np.int64), k * k
+
+
+def random_graph(n: int, avg_degree: int, rng) -> tuple:
+    m = n * avg_degree // 2
+    s = rng.integers(0, n, m, dtype=np.int32)
+    d = rng.integers(0, n, m, dtype=np.int32)
+    return s, d, rng.integers(1, 1_000_001, m, dtype=np.int64), n
 
 
 def main() -> int:

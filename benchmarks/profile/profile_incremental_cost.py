@@ -1,6 +1,6 @@
 """What one insert batch spends on its outputs: forest recording and per-entry results.
 
-    PYTHONPATH=src python benchmarks/profile_incremental_cost.py [--graphs ...]
+    PYTHONPATH=src python benchmarks/profile/profile_incremental_cost.py [--graphs ...]
 
 Times the engine's insert kernel (one batch holding a whole suite graph, both
 directions, as GConn feeds it) as shipped and with parts of its work removed
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_incremental import TARGET_MS, load_stream
+from _graphs import TARGET_MS, load_stream
 from profile_incremental import time_insert_batch
 
 RECORD = """    st_stream(rec, make_longlong2((long long)a, (long long)b));
