@@ -2,7 +2,8 @@
 
 ::
 
-    python -m concomp.bench.render benchmarks/results/2026-11-25-gpu-abc1234.json
+    python -m concomp.bench.render benchmarks/results/<date>-<gpu|cpu>-<commit>.json \
+        [--out-dir DIR] [--readme FILE | --no-readme]
 
 RESULTS.md names the file at the top, lists the machine, the versions and every
 graph's statistics, then gives one table per problem: a row per graph, a column per
@@ -206,10 +207,12 @@ def replace_summary(readme: str, table: str) -> str:
     return readme[: start + len(README_START)] + "\n" + table + readme[end:]
 
 
-def render(result: Path, out_dir: Path | None = None, readme: Path | None = None) -> Path:
+def render(
+    result: Path, out_dir: Path | None = None, readme: Path | None = None, *, summary: bool = True
+) -> Path:
     """Write RESULTS.md (and plots) for ``result`` into ``out_dir`` (default
-    ``<repo>/benchmarks``) and refresh ``readme`` (default ``<repo>/README.md``; skipped
-    when that file does not exist). Returns the path of RESULTS.md."""
+    ``<repo>/benchmarks``) and, with ``summary``, refresh ``readme`` (default
+    ``<repo>/README.md``; skipped when that file does not exist). Returns RESULTS.md's path."""
     doc = json.loads(Path(result).read_text(encoding="utf-8"))
     if doc.get("schema") != SCHEMA:
         raise ValueError(
@@ -228,7 +231,7 @@ def render(result: Path, out_dir: Path | None = None, readme: Path | None = None
     plots = _plot(doc, out_dir / _PLOTS)
     page = out_dir / "RESULTS.md"
     page.write_text(results_page(doc, name, plots), encoding="utf-8")
-    if readme.is_file():
+    if summary and readme.is_file():
         text = readme.read_text(encoding="utf-8")
         readme.write_text(replace_summary(text, summary_table(doc, name)), encoding="utf-8")
     return page
@@ -240,9 +243,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("result", type=Path, help="result file written by python -m concomp.bench")
     p.add_argument("--out-dir", type=Path, help="folder of RESULTS.md (default benchmarks/)")
     p.add_argument("--readme", type=Path, help="README to refresh (default README.md)")
+    p.add_argument("--no-readme", action="store_true", help="leave the README alone")
     args = p.parse_args(argv)
     try:
-        page = render(args.result, args.out_dir, args.readme)
+        page = render(args.result, args.out_dir, args.readme, summary=not args.no_readme)
     except (ValueError, OSError) as exc:
         print(f"concomp.bench.render: error: {exc}", file=sys.stderr)
         return 2
