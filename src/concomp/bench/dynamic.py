@@ -88,7 +88,7 @@ def run_streaming(case: Case, s: Settings) -> Rows:
     dev, n = s.device, case.graph.num_nodes
     src, dst = _upper_edges(case)
 
-    def count(c: int) -> dict:
+    def count(c: Any) -> dict:
         return {"components": int(c)}
 
     call = lambda: stream_components((src, dst), n, device=dev, return_labels=False)  # noqa: E731
