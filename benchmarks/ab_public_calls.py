@@ -2,8 +2,10 @@
 
 Each tree runs in its own process (``PYTHONPATH=<tree>``), round after round in
 alternation, so both see the same machine state. A process builds the four suite
-graphs on the device (``gpu_suite.make``) and times, with CUDA events, the median
-of ``--reps`` calls after a warm-up:
+graphs on the device (with the parameters of ``concomp.generators.corpus``, passed
+from this checkout so that older trees build the same graphs) and times, with the
+harness's timer (``concomp.bench.timing`` of this checkout, loaded by path for the same
+reason; CUDA events), the median of ``--reps`` calls after a warm-up:
 
 - ``cc/<graph>``: ``concomp.connected_components(g)`` on a prebuilt device Graph;
 - ``msf/<graph>``: ``concomp.minimum_spanning_forest(g)`` on two weighted graphs;
@@ -23,9 +25,9 @@ Usage (on a GPU machine)::
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -33,39 +35,34 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def _events_median(cp, fn, reps: int, setup=None) -> float:
-    if setup is not None:
-        setup()
-    fn()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(reps):
-        state = setup() if setup is not None else None
-        cp.cuda.Device().synchronize()
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        fn() if state is None else fn(state)
-        end.record()
-        end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end))
-    return statistics.median(times)
+def _measure():
+    """``measure`` of this checkout's ``concomp.bench.timing``, whatever tree is imported
+    as ``concomp`` (trees older than the harness lack it; both trees get the same timer)."""
+    path = HERE.parent / "src" / "concomp" / "bench" / "timing.py"
+    spec = importlib.util.spec_from_file_location("concomp_ab_timing", path)
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "concomp.bench"  # its GPU import resolves in the tree under test
+    spec.loader.exec_module(module)
+    return module.measure
 
 
-def _wall_median(cp, fn, reps: int) -> float:
-    import time
-
-    fn()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        fn()
-        cp.cuda.Device().synchronize()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+def _events_median(measure, fn, reps: int, setup=None) -> float:
+    return measure(fn, device="gpu", reps=reps, setup=setup).median_ms
 
 
-def user_paths(cp, np, concomp, reps: int) -> dict:
+def _wall_median(measure, fn, reps: int) -> float:
+    return measure(fn, device="gpu", reps=reps, wall=True).median_ms
+
+
+def _suite_params() -> dict:
+    """The four suite graphs' generator calls, from this checkout's corpus."""
+    sys.path.insert(0, str(HERE.parent / "src"))
+    from concomp.generators.corpus import select
+
+    return {e.name: [e.source, dict(e.full), e.seed] for e in select(tags=["suite"])}
+
+
+def user_paths(measure, cp, np, concomp, reps: int) -> dict:
     """Public calls on inputs that are not a prebuilt device Graph."""
     import scipy.sparse as sp
 
@@ -74,22 +71,22 @@ def user_paths(cp, np, concomp, reps: int) -> dict:
     s, d = (np.asarray(a) for a in g.coo())
     n = g.num_nodes
     out["user/numpy-pair-rmat20"] = _wall_median(
-        cp, lambda: concomp.connected_components((s, d), num_nodes=n, device="gpu"), reps
+        measure, lambda: concomp.connected_components((s, d), num_nodes=n, device="gpu"), reps
     )
     a = sp.csr_array((np.ones(s.shape[0], np.float32), (s, d)), shape=(n, n))
     out["user/scipy-csr-rmat20"] = _wall_median(
-        cp, lambda: concomp.connected_components(a, device="gpu"), reps
+        measure, lambda: concomp.connected_components(a, device="gpu"), reps
     )
     ip, ix = cp.asarray(a.indptr), cp.asarray(a.indices)
     out["user/fresh-device-graph-rmat20"] = _wall_median(
-        cp,
+        measure,
         lambda: concomp.connected_components(concomp.Graph.from_csr(ip, ix, n)),
         reps,
     )
     for k in (20, 22):
         v = cp.arange(1 << k, dtype=cp.int32)
         out[f"user/path-2^{k}-ids-in-order"] = _wall_median(
-            cp,
+            measure,
             lambda v=v: concomp.connected_components((v[:-1], v[1:]), num_nodes=int(v.size)),
             reps,
         )
@@ -100,24 +97,27 @@ def user_paths(cp, np, concomp, reps: int) -> dict:
     gs = cp.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
     gd = cp.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
     out["user/grid-2048^2-natural"] = _wall_median(
-        cp, lambda: concomp.connected_components((gs, gd), num_nodes=int(ids.size)), reps
+        measure, lambda: concomp.connected_components((gs, gd), num_nodes=int(ids.size)), reps
     )
     return out
 
 
-def child(reps: int) -> dict:
+def child(reps: int, suite: dict) -> dict:
     """Run in a tree's process: every timing, as one JSON object."""
     import cupy as cp
     import numpy as np
 
     import concomp
-    from gpu_suite import make
 
-    out: dict = user_paths(cp, np, concomp, reps)
-    for name in ("rmat22", "er22", "gridp4k", "cong22"):
-        g = make(name)
+    measure = _measure()
+    out: dict = user_paths(measure, cp, np, concomp, reps)
+    for name, (source, params, seed) in suite.items():
+        g = getattr(concomp.generators, source)(**params, seed=seed, device="gpu")
+        g.coo()  # the COO view is built before any timed region
         count, _ = concomp.connected_components(g)
-        out[f"cc/{name}"] = _events_median(cp, lambda g=g: concomp.connected_components(g), reps)
+        out[f"cc/{name}"] = _events_median(
+            measure, lambda g=g: concomp.connected_components(g), reps
+        )
         out[f"count/{name}"] = int(count)
         src, dst = g.coo()
         n = g.num_nodes
@@ -126,7 +126,7 @@ def child(reps: int) -> dict:
             return concomp.IncrementalConnectivity(n, device="gpu")
 
         out[f"incremental/{name}"] = _events_median(
-            cp, lambda ic=None, s=src, d=dst: (ic or fresh()).insert(s, d), reps, setup=fresh
+            measure, lambda ic, s=src, d=dst: ic.insert(s, d), reps, setup=fresh
         )
         del g, src, dst
         cp.get_default_memory_pool().free_all_blocks()
@@ -139,7 +139,7 @@ def child(reps: int) -> dict:
     ):
         f = concomp.minimum_spanning_forest(gw)
         out[f"msf/{name}"] = _events_median(
-            cp, lambda gw=gw: concomp.minimum_spanning_forest(gw), reps
+            measure, lambda gw=gw: concomp.minimum_spanning_forest(gw), reps
         )
         out[f"weight/{name}"] = float(f.total_weight)
         del gw
@@ -155,18 +155,28 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--out", type=Path)
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child(args.reps)))
+        print(json.dumps(child(args.reps, json.loads(args.child))))
         return
+    suite = json.dumps(_suite_params())
     trees = dict(t.split("=", 1) for t in args.tree)
     runs: dict[str, list[dict]] = {label: [] for label in trees}
     for r in range(args.rounds):
         for label, path in trees.items():
             env = dict(os.environ, PYTHONPATH=f"{Path(path).resolve()}{os.pathsep}{HERE}")
             res = subprocess.run(
-                [sys.executable, __file__, "--child", "--reps", str(args.reps), "--tree", "x=y"],
+                [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    suite,
+                    "--reps",
+                    str(args.reps),
+                    "--tree",
+                    "x=y",
+                ],
                 env=env,
                 capture_output=True,
                 text=True,

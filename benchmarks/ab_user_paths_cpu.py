@@ -5,23 +5,16 @@ to compare two trees: host NumPy pairs, a SciPy CSR, a path and a grid with ids 
 """
 
 import json
-import statistics
-import time
 
 import numpy as np
 import scipy.sparse as sp
 
 import concomp
+from concomp.bench.timing import measure
 
 
 def med(f, r=5):
-    f()
-    ts = []
-    for _ in range(r):
-        t = time.perf_counter()
-        f()
-        ts.append(time.perf_counter() - t)
-    return round(statistics.median(ts) * 1e3, 2)
+    return round(measure(f, reps=r).median_ms, 2)
 
 
 out = {}

@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from concomp.bench.timing import measure
+
 HERE = Path(__file__).resolve().parent
 RMAT_MULTIPLIER = 0x9E3779B1  # odd: a bijection of [0, 2**scale) that scatters the hubs
 
@@ -144,13 +146,11 @@ def peak_rss(dask_worker=None) -> int:
 
 
 def timed(fn, repeat: int) -> tuple[list[float], object]:
-    out = fn()  # warm-up (numba caches, CUDA contexts, worker imports)
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return times, out
+    """Seconds of each timed run (after a warm-up: numba caches, CUDA contexts, worker
+    imports) and the last run's result."""
+    last: list = []
+    t = measure(lambda: last.append(fn()), reps=repeat)
+    return [x / 1e3 for x in t.times_ms], last[-1]
 
 
 def single_process(files: list[str], n: int, device: str, repeat: int) -> tuple[dict, np.ndarray]:
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=None, help="CPU: 2; GPU: 1 per GPU")
     p.add_argument("--memory-limit", default="4GiB")
     p.add_argument("--split-every", type=int, default=8)
-    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--data", type=Path, default=None, help="Parquet folder (default /tmp)")
     p.add_argument("--out", type=Path, default=None)

@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--weak-scale", type=int, default=23, help="weak: scale of 1 worker's graph")
     p.add_argument("--row-group", type=float, default=5e7)
     p.add_argument("--split-every", type=int, default=8)
-    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--data", type=Path, default=None, help="Parquet folder (default <out>/data)")
     args = p.parse_args(argv)
     require_dask()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 import concomp
+from concomp.bench.timing import measure
 from concomp.cli._common import write_labels
 from concomp.io import _files, read_graph, write_graph
 from concomp.io._emit import float_tokens
@@ -31,13 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _median(fn: Callable[[], object], repeats: int) -> dict:
-    fn()
-    runs = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        runs.append(time.perf_counter() - t)
-    return {"median_s": statistics.median(runs), "runs_s": runs}
+    t = measure(fn, reps=repeats)
+    return {"median_s": t.median_ms / 1e3, "runs_s": [x / 1e3 for x in t.times_ms]}
 
 
 def _with_backend(backend: str, fn: Callable[[], object]) -> Callable[[], object]:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
 from pathlib import Path
 
 import numpy as np
+
+from concomp.bench.timing import TooSlowError, measure
 
 AUTO_CHOICES = (
     "none-rem_cas-splice-coo",
@@ -28,20 +28,11 @@ AUTO_CHOICES = (
 
 
 def median_ms(cp, fn, reps: int, budget_s: float) -> float | None:
-    fn()
-    cp.cuda.Device().synchronize()
-    times = []
-    start_all = time.perf_counter()
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(cp.cuda.get_elapsed_time(a, b))
-        if time.perf_counter() - start_all > budget_s:
-            break
-    return statistics.median(times)
+    """CUDA-event median, or None when the warm-up run alone exceeds ``budget_s``."""
+    try:
+        return measure(fn, device="gpu", reps=reps, limit_s=budget_s).median_ms
+    except TooSlowError:
+        return None
 
 
 def main() -> None:

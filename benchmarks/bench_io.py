@@ -16,11 +16,11 @@ import os
 import platform
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
+from concomp.bench.timing import measure
 from concomp.io import read_graph, write_graph
 
 
@@ -48,14 +48,8 @@ def make_file(directory: str, m: int, n: int, weights: str, seed: int = 0) -> st
 
 
 def time_read(path: str, repeats: int) -> list[float]:
-    read_graph(path)  # warm-up: numba compilation (or cache load) and the page cache
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        g = read_graph(path)
-        times.append(time.perf_counter() - t0)
-        del g
-    return times
+    # the warm-up run compiles numba (or loads its cache) and fills the page cache
+    return [x / 1e3 for x in measure(lambda: read_graph(path), reps=repeats).times_ms]
 
 
 def main() -> None:

@@ -33,7 +33,6 @@ import datetime
 import json
 import os
 import platform
-import statistics
 import subprocess
 import time
 import warnings
@@ -46,6 +45,7 @@ import numpy as np
 
 import concomp
 import concomp.nx as cnx
+from concomp.bench.timing import measure
 from concomp.generators import gnm
 
 FUNCTIONS = {
@@ -79,15 +79,8 @@ def make_graphs(edges: int, seed: int = 1) -> tuple[nx.Graph, nx.DiGraph]:
 
 
 def median_time(fn: Callable[[], Any], repeats: int, before: Callable[[], None]) -> float:
-    before()
-    fn()  # warm-up (numba compiles on first use; NetworkX warms its caches)
-    times = []
-    for _ in range(repeats):
-        before()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    # the warm-up run compiles numba and warms NetworkX's caches; before() runs untimed
+    return measure(lambda _: fn(), reps=repeats, setup=before).median_ms / 1e3
 
 
 def bench_function(name: str, G: Any, repeats: int, device: str) -> dict:

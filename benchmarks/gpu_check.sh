@@ -2,6 +2,9 @@
 # One command for a GPU machine, run from the repository root with the tree carried:
 #   bash benchmarks/gpu_check.sh tests   -> the GPU test suite (pytest -m gpu)
 #   bash benchmarks/gpu_check.sh ab OLD  -> public-call A/B of the tree OLD against src/
+#   bash benchmarks/gpu_check.sh bench [PROBLEM...] -> the benchmark harness on the GPU, with
+#        the peers of .carry/peers/bin (PEERS=... to change; the default problems: cc forest
+#        incremental streaming msf); the result file and RESULTS.md go to $OUT
 # Real graphs are read from $CONCOMP_REAL_DATA (default .carry/real); results go to $OUT.
 set -uo pipefail
 export PYTHONPATH=src PYTHONUNBUFFERED=1 CONCOMP_REAL_DATA=${CONCOMP_REAL_DATA:-.carry/real}
@@ -26,6 +29,18 @@ case "${1:-tests}" in
       grep -E "^(FAILED|ERROR)" "$OUT/gpu_tests_$j.log" | head -20
       tail -1 "$OUT/gpu_tests_$j.log"
     done
+    ;;
+  bench)
+    shift
+    problems=("$@")
+    [ ${#problems[@]} -eq 0 ] && problems=(cc forest incremental streaming msf)
+    peers=()
+    PEERS=${PEERS:-.carry/peers/bin}
+    [ -d "$PEERS" ] && peers=(--peers "$PEERS")
+    result="$OUT/$(date +%F)-gpu-$(git rev-parse --short HEAD 2>/dev/null || echo unknown).json"
+    python3 -m concomp.bench "${problems[@]}" --device gpu "${peers[@]}" ${BENCH_ARGS:-} \
+      --out "$result"
+    python3 -m concomp.bench.render "$result" --out-dir "$OUT" --no-readme
     ;;
   ab)
     python3 benchmarks/ab_public_calls.py --tree "old=$2" --tree new=src --rounds "${ROUNDS:-2}" \

@@ -222,24 +222,36 @@ def test_python_dash_m(snap_file: Path) -> None:
     assert json.loads(proc.stdout)["components"] == _scipy_labels(*_edges())[0]
 
 
-def test_bench_quick_json_with_peers(capsys):
+def test_bench_is_the_harness(tmp_path, capsys):
     from concomp.cli import main
 
-    status = main(["bench", "--quick", "--graphs", "gridp4k", "--reps", "1", "--json"])
-    assert status == 0
-    rows = json.loads(capsys.readouterr().out)["rows"]
-    engines = {r["engine"] for r in rows}
-    assert {"concomp-cpu", "scipy", "networkx"} <= engines
-    assert all(r["components"] == 1 and r["graph"] == "gridp4k" for r in rows)
-    assert rows[0]["edges"] == 2 * 256 * 256 - 2 * 256
+    out = tmp_path / "r.json"
+    argv = ["bench", "--quick", "--graphs", "gridp4k,path-natural", "--out", str(out), "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["file"] == str(out) and json.loads(out.read_text())["rows"] == doc["rows"]
+    assert doc["problems"] == ["cc"] and set(doc["graphs"]) == {"gridp4k", "path-natural"}
+    systems = {(r["graph"], r["system"], r["mode"]) for r in doc["rows"]}
+    assert ("gridp4k", "concomp", "prebuilt") in systems and ("gridp4k", "scipy", "peer") in systems
+    assert all(r["result"] == {"components": 1} for r in doc["rows"])
+    assert doc["graphs"]["gridp4k"]["stats"]["m"] == 2 * 256 * 256 - 2 * 256
 
 
-def test_bench_rejects_unknown_graph(capsys):
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--graphs", "nope"], ["graphs", "nope"]),
+        (["--reps", "1"], ["--reps", "1", "5"]),
+        (["nosuchproblem"], ["problems", "nosuchproblem"]),
+        (["--tags", "nope"], ["tags", "nope"]),
+    ],
+)
+def test_bench_bad_arguments_are_one_line(argv, words, capsys):
     from concomp.cli import main
 
-    assert main(["bench", "--quick", "--graphs", "nope"]) == 2
+    assert main(["bench", "--quick", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--graphs" in err[0] and "nope" in err[0]
+    assert len(err) == 1 and all(w in err[0] for w in words), err
 
 
 @needs_io

@@ -418,3 +418,53 @@ def test_gpu_matches_cpu(make):
                 np.testing.assert_array_equal(a, b)
     if cpu.weights is not None:
         np.testing.assert_array_equal(cpu.weights, g.weights)
+
+
+# --------------------------------------------------------------------------- shapes
+@pytest.mark.parametrize(
+    ("make", "n", "m", "components"),
+    [
+        (lambda **k: G.path(50, **k), 50, 49, 1),
+        (lambda **k: G.grid3d(3, 4, 5, **k), 60, 133, 1),
+        (lambda **k: G.stars(6, 9, **k), 60, 54, 6),
+        (lambda **k: G.tree_forest(7, 10, **k), 70, 63, 7),
+    ],
+)
+@pytest.mark.parametrize("permute", [False, True])
+def test_shapes_sizes_components_and_cleanliness(make, n, m, components, permute):
+    from scipy.sparse.csgraph import connected_components
+
+    g = make(permute=permute, seed=3)
+    assert_clean_symmetric(g)
+    assert (g.num_nodes, undirected(g)) == (n, m)
+    indptr, indices = csr_of(g)
+    a = sp.csr_array((np.ones(indices.size), indices, indptr), shape=(n, n))
+    assert connected_components(a, directed=False)[0] == components
+
+
+def test_shapes_keep_ids_in_order_unless_permuted():
+    assert csr_of(G.path(4))[1].tolist() == [1, 0, 2, 1, 3, 2]
+    assert csr_of(G.grid3d(1, 1, 3))[1].tolist() == [1, 0, 2, 1]
+    assert not np.array_equal(csr_of(G.path(64, permute=True))[1], csr_of(G.path(64))[1])
+    hub_degrees = sorted(degrees(G.stars(3, 5, permute=False)))[-3:]
+    assert hub_degrees == [5, 5, 5]
+
+
+def test_tree_forest_is_reproducible_and_seeded():
+    a, b, c = (G.tree_forest(20, 8, seed=s) for s in (1, 1, 2))
+    np.testing.assert_array_equal(csr_of(a)[1], csr_of(b)[1])
+    assert not np.array_equal(csr_of(a)[1], csr_of(c)[1])
+
+
+@pytest.mark.parametrize(
+    ("call", "arg"),
+    [
+        (lambda: G.path(0), "n"),
+        (lambda: G.grid3d(0, 2, 2), "nx"),
+        (lambda: G.stars(0, 3), "num_stars"),
+        (lambda: G.tree_forest(3, 0), "size"),
+    ],
+)
+def test_shapes_reject_bad_sizes(call, arg):
+    with pytest.raises(InvalidGraphError, match=f"argument `{arg}`"):
+        call()

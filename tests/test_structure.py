@@ -31,7 +31,6 @@ PUBLIC = (
     "concomp.cli",
     "concomp.io",
     "concomp.generators",
-    "concomp.benchsuite",
     "concomp.bench",
     "concomp.testing",
     "concomp.dask",

@@ -6,6 +6,7 @@ cc        connected components of a graph file or a generated graph, with timing
 info      size, direction, weights, self loops, degrees and components of a graph file
 generate  generate a graph from a spec (``rmat:scale=16,ef=16,seed=1``) and write it
 warmup    compile the kernels ahead of time into numba's and CuPy's on-disk caches
+bench     the benchmark harness (:mod:`concomp.bench`; ``python -m concomp.bench`` is the same)
 
 Each subcommand is one :class:`Subcommand` in :data:`SUBCOMMANDS`: a function that adds
 its arguments and a function that runs it and returns the exit status. Add one with
@@ -13,8 +14,10 @@ its arguments and a function that runs it and returns the exit status. Add one w
 
 This module and its private helpers (:mod:`concomp.cli._commands`, the ``cc``, ``info``
 and ``generate`` subcommands; :mod:`concomp.cli._common`, their shared output and input
-helpers) are the only code of concomp that prints. Results go to stdout (human-readable
-lines, or one JSON object with ``--json``); progress and errors go to stderr. Bad input
+helpers) and the harness's command line (:mod:`concomp.bench.cli`,
+:mod:`concomp.bench.render`) are the only code of concomp that prints. Results go to
+stdout (human-readable lines, or one JSON object with ``--json``); progress and errors
+go to stderr. Bad input
 is one line ``concomp: error: <message>`` and exit status 2 (``--debug`` prints the
 traceback instead); success is 0.
 """
@@ -30,7 +33,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NoReturn
 
-from .. import benchsuite
 from ..errors import ConcompError
 from ._commands import (
     _add_cc_arguments,
@@ -104,6 +106,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"concomp: error: {message} (see '{self.prog} --help')\n")
 
 
+def _add_bench_arguments(p: argparse.ArgumentParser) -> None:
+    from ..bench.cli import add_arguments
+
+    add_arguments(p)
+
+
+def _run_bench(args: argparse.Namespace) -> int:
+    from ..bench.cli import run
+
+    return run(args)
+
+
 register(
     Subcommand(
         "cc", "connected components of a graph file or a generated graph", _add_cc_arguments, run_cc
@@ -136,9 +150,9 @@ register(
 register(
     Subcommand(
         "bench",
-        "time concomp against SciPy, NetworkX, igraph, NetworKit on the suite",
-        benchsuite.add_arguments,
-        benchsuite.run,
+        "the benchmark harness: concomp and its peers on the corpus, one result file",
+        _add_bench_arguments,
+        _run_bench,
     )
 )
 

@@ -3,9 +3,12 @@
 R-MAT / Kronecker (:func:`rmat`, :func:`erdos_renyi_rmat`, :func:`cong`), uniform
 G(n, m) (:func:`gnm`), grids and tori (:func:`grid`), random geometric graphs
 (:func:`knn_geometric`, :func:`delaunay`), preferential attachment
-(:func:`barabasi_albert`), edge weights (:func:`random_weights`, :func:`with_weights`),
-the benchmark graphs of ``reference-numbers.md`` (:func:`suite`) and CLI strings
-(:func:`from_spec`).
+(:func:`barabasi_albert`), paths, 3-D grids, stars and forests of small trees
+(:func:`path`, :func:`grid3d`, :func:`stars`, :func:`tree_forest`), edge weights
+(:func:`random_weights`, :func:`with_weights`),
+the benchmark graphs of ``reference-numbers.md`` (:func:`suite`), CLI strings
+(:func:`from_spec`) and the benchmark corpus (:mod:`concomp.generators.corpus`, every
+graph the benchmarks time, by name).
 
 Every random number is a counter-based hash of the seed and its position, so a graph
 depends only on its arguments: not on the thread count and, for the generators that
@@ -32,6 +35,7 @@ from . import _xp as _gen_xp
 from ._common import derive_keys, int_arg, permutation, resolve_device, xp_for
 from ._common import host as _gen_cpu
 from ._models import barabasi_albert, delaunay, knn_geometric
+from ._shapes import grid3d, path, stars, tree_forest
 from ._spec import parse_spec, suite_args
 from ._weights import finish_graph, random_weights, with_weights
 
@@ -44,6 +48,10 @@ __all__ = [
     "knn_geometric",
     "delaunay",
     "barabasi_albert",
+    "path",
+    "grid3d",
+    "stars",
+    "tree_forest",
     "random_weights",
     "with_weights",
     "suite",
@@ -346,3 +354,12 @@ def _rmat_probs(a: float, b: float, c: float, d: float | None) -> np.ndarray:
             "1. Fix: pass a, b, c with a + b + c <= 1 (d defaults to 1 - a - b - c)."
         )
     return probs
+
+
+def __getattr__(name: str) -> Any:
+    # the corpus is a submodule loaded on first use: it reaches io and the testing shapes
+    if name == "corpus":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.corpus")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,7 +29,7 @@ __all__ = ["derive_keys", "resolve_device", "xp_for", "int_arg", "permutation"]
 _MASK64 = (1 << 64) - 1
 # one independent random stream per purpose, so that e.g. adding weights or a
 # permutation never changes the edges drawn from the same seed
-_STREAMS = {"rmat": 1, "perm": 2, "gnm": 3, "points": 4, "ba": 5, "weights": 6}
+_STREAMS = {"rmat": 1, "perm": 2, "gnm": 3, "points": 4, "ba": 5, "weights": 6, "tree": 7}
 
 
 def derive_keys(seed: Any, *streams: str) -> list[int]:
