@@ -36,6 +36,9 @@ case "${1:-tests}" in
     [ ${#problems[@]} -eq 0 ] && problems=(cc forest incremental streaming msf)
     peers=()
     PEERS=${PEERS:-.carry/peers/bin}
+    if [ ! -d "$PEERS" ] && [ -d .carry/peers/src ]; then
+      bash benchmarks/peers/build.sh .carry/peers/src "$PEERS" 2>&1 | tail -12
+    fi
     [ -d "$PEERS" ] && peers=(--peers "$PEERS")
     result="$OUT/$(date +%F)-gpu-$(git rev-parse --short HEAD 2>/dev/null || echo unknown).json"
     python3 -m concomp.bench "${problems[@]}" --device gpu "${peers[@]}" ${BENCH_ARGS:-} \

@@ -1,10 +1,9 @@
 """The seam to the GPU peers (ECL-CC, Afforest, GConn, ECL-MST) of :mod:`concomp.bench.peers`.
 
 The adapter module is imported only when ``--peers BIN_DIR`` is given, so the harness
-runs where the peers are not built. Each binary serves one problem, told by its name:
-``*mst*`` minimum spanning forests, GConn's incremental build (``gconn`` with ``inc``)
-incremental connectivity, and ECL-CC, Afforest and GConn's static builds connected
-components. The graph is written in every peer's input format once per graph.
+runs where the peers are not built. Each peer serves one problem
+(:data:`concomp.bench.peers.PEERS`). The graph is written in every peer's input format
+once per graph.
 """
 
 from __future__ import annotations
@@ -20,17 +19,10 @@ _RUNNERS = {"cc": "run_cc", "msf": "run_msf", "incremental": "run_incremental"}
 
 
 def peer_problem(name: str) -> str | None:
-    """The problem a peer binary named ``name`` solves (None: none the harness times)."""
-    key = name.lower().replace("_", "-")
-    if "scc" in key:
-        return None
-    if "mst" in key:
-        return "msf"
-    if "gconn" in key and "inc" in key:
-        return "incremental"
-    if any(k in key for k in ("ecl-cc", "eclcc", "afforest", "gconn")):
-        return "cc"
-    return None
+    """The problem the peer ``name`` solves (None: not a peer the adapter knows)."""
+    from . import peers
+
+    return peers.PEERS.get(name)
 
 
 def peer_sources(bin_dir: Path) -> list[str]:
@@ -61,9 +53,9 @@ def run_peers(
     reps: int,
 ) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     """``{peer: (timing fields, result)}`` for every built peer that solves ``problem``."""
-    from . import peers  # type: ignore[attr-defined]  # the adapter, when it is installed
+    from . import peers
 
-    names = [p for p in peers.available(bin_dir) if peer_problem(p) == problem]
+    names = [p for p in peers.available(bin_dir) if peers.PEERS[p] == problem]
     if not names or problem not in _RUNNERS:
         return {}
     work.mkdir(parents=True, exist_ok=True)
@@ -71,7 +63,7 @@ def run_peers(
     run = getattr(peers, _RUNNERS[problem])
     out = {}
     for name in names:
-        r = run(name, files, reps)
+        r = run(name, files, reps, bin_dir=bin_dir)
         times = [float(t) for t in r.times_ms]
         timing = {
             "median_ms": float(r.median_ms),
