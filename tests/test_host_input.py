@@ -234,12 +234,13 @@ def test_gpu_streamer_csr_rows_expanded_on_device_or_host(monkeypatch, on_device
     eng.add(np.array([4999]), np.array([0]), lambda lo, hi: None)  # a partly filled slot first
     eng.add_csr(a.indptr, a.indices, lambda lo, hi: None)
     count, labels = canonical_labels(eng.roots())
-    b = a.tolil()
+    fed = int(a.indptr[-1])  # before SciPy sums the duplicate entries in place
+    b = a.copy().tolil()
     b[4999, 0] = 1
     ref = scipy_cc(b.tocsr(), directed=False)
     assert count == ref[0]
     np.testing.assert_array_equal(labels.get(), ref[1])
-    assert eng.info()["edges"] == a.nnz + 1
+    assert eng.info()["edges"] == fed + 1
 
 
 def test_stage_ids_copies_and_finds_the_range():
