@@ -628,3 +628,17 @@ def test_csgraph_weak_components_skip_scipys_float64_copy(monkeypatch) -> None:
         np.testing.assert_array_equal(labels, want[1])
     with pytest.raises(ValueError, match=r"must be shape \(N, N\)"):
         csgraph.connected_components(sp.csr_array((2, 3)), directed=False)
+
+
+def test_small_parallel_launches_run_on_the_calling_thread() -> None:
+    import numba
+
+    from concomp._shared.threads import SERIAL_BELOW, serialized
+
+    seen: list[int] = []
+    wrapped = serialized(lambda a: seen.append(numba.get_num_threads()))
+    before = numba.get_num_threads()
+    wrapped(np.zeros(10))
+    wrapped(np.zeros(SERIAL_BELOW))
+    assert seen == [1, before]
+    assert numba.get_num_threads() == before  # restored after the small launch

@@ -12,6 +12,11 @@ numba loaded, launches take the lock.
 Such kernels must be called from Python, never from another numba function (the
 wrapper is a Python function); the test suite checks the concurrent rule in a
 process forced onto ``workqueue`` (``tests/test_robustness.py``).
+
+A launch whose largest array argument has fewer than :data:`SERIAL_BELOW`
+elements runs on the calling thread alone (``numba.set_num_threads(1)`` for that
+launch): waking the pool costs more than such a loop, and on a busy machine the
+wait for every pool thread to be scheduled dominates a small call.
 """
 
 from __future__ import annotations
@@ -21,7 +26,10 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["serialized", "layer_needs_lock"]
+__all__ = ["SERIAL_BELOW", "serialized", "layer_needs_lock"]
+
+#: Arrays smaller than this run a parallel kernel on one thread (see the module docstring).
+SERIAL_BELOW = 1 << 15
 
 _LOCK = threading.RLock()
 _layer: str | None = None  # numba's threading layer, once a launch has loaded one
@@ -38,6 +46,11 @@ def serialized(kernel: Callable) -> Callable:
 
     @functools.wraps(kernel)
     def call(*args: Any) -> Any:
+        if _largest(args) < SERIAL_BELOW:
+            return _on_one_thread(launch, args)
+        return launch(*args)
+
+    def launch(*args: Any) -> Any:
         global _layer
         if not layer_needs_lock():
             return kernel(*args)
@@ -54,3 +67,20 @@ def serialized(kernel: Callable) -> Callable:
 
     call.kernel = kernel  # the numba dispatcher itself
     return call
+
+
+def _largest(args: tuple) -> int:
+    return max((a.size for a in args if hasattr(a, "dtype") and hasattr(a, "size")), default=0)
+
+
+def _on_one_thread(launch: Callable, args: tuple) -> Any:
+    import numba  # already loaded by the kernel's module
+
+    before = numba.get_num_threads()
+    if before == 1:
+        return launch(*args)
+    numba.set_num_threads(1)
+    try:
+        return launch(*args)
+    finally:
+        numba.set_num_threads(before)
