@@ -86,9 +86,7 @@ def bench_text(tmp: Path, n: int, repeats: int) -> dict:
     return {
         "values": n,
         "labels_txt": _median(lambda: write_labels(labels, str(path)), repeats),
-        "labels_savetxt": _median(lambda: np.savetxt(path, labels, fmt="%d"), 1),
         "float_tokens": _median(lambda: float_tokens(weights), repeats),
-        "float_numpy_cast": _median(lambda: weights.astype("S32"), 1),
     }
 
 
@@ -130,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gzip {k:<14}{gz[k]['median_s']:8.3f} s{extra}")
     print(f"gzip read speed-up {gz['read_speedup']:.2f}x, write {gz['write_speedup']:.2f}x")
     print(f"METIS read, {me['entries']} entries {me['read']['median_s']:8.3f} s")
-    for k in ("labels_txt", "labels_savetxt", "float_tokens", "float_numpy_cast"):
+    for k in ("labels_txt", "float_tokens"):
         print(f"{k:<18}{tx[k]['median_s']:8.3f} s  ({tx['values']} values)")
     return 0
 

@@ -128,21 +128,32 @@ def _format_adjacency(indptr, indices, wint, woff, wdat, wmode):
     return out[:pos]
 
 
+#: Values per parallel task of :func:`format_column`.
+_COLUMN_BLOCK = 1 << 16
+
+
 @serialized
 @nb.njit(cache=True, parallel=True)
 def _format_column(values, base):
+    # two passes over blocks: lengths, then text at each block's offset (no per-value
+    # offsets array: the digits are counted again, which is cheaper than storing them)
     m = values.shape[0]
-    ends = np.empty(m, np.int64)
-    for i in nb.prange(m):
-        ends[i] = _ndigits(values[i] + base) + 1
-    total = 0
-    for i in range(m):
-        total += ends[i]
-        ends[i] = total
-    out = np.empty(total, np.uint8)
-    for i in nb.prange(m):
-        pos = _put_int(out, ends[i - 1] if i > 0 else 0, values[i] + base)
-        out[pos] = _NL
+    nblocks = (m + _COLUMN_BLOCK - 1) // _COLUMN_BLOCK
+    starts = np.zeros(nblocks + 1, np.int64)
+    for b in nb.prange(nblocks):
+        size = 0
+        for i in range(b * _COLUMN_BLOCK, min((b + 1) * _COLUMN_BLOCK, m)):
+            size += _ndigits(np.int64(values[i]) + base) + 1
+        starts[b + 1] = size
+    for b in range(nblocks):
+        starts[b + 1] += starts[b]
+    out = np.empty(starts[nblocks], np.uint8)
+    for b in nb.prange(nblocks):
+        pos = starts[b]
+        for i in range(b * _COLUMN_BLOCK, min((b + 1) * _COLUMN_BLOCK, m)):
+            pos = _put_int(out, pos, np.int64(values[i]) + base)
+            out[pos] = _NL
+            pos += 1
     return out
 
 
@@ -154,7 +165,10 @@ def format_column(values: np.ndarray, base: int = 0) -> np.ndarray:
     >>> format_column(np.array([3, -1, 10])).tobytes()
     b'3\\n-1\\n10\\n'
     """
-    return _format_column(np.ascontiguousarray(values, dtype=np.int64), base)
+    values = np.asarray(values)
+    if values.dtype.kind not in "iu" or values.dtype.itemsize > 8 or values.dtype == np.uint64:
+        values = values.astype(np.int64)
+    return _format_column(np.ascontiguousarray(values), np.int64(base))
 
 
 def float_tokens(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
