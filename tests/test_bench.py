@@ -193,6 +193,28 @@ def test_quick_run_writes_one_file_with_everything(quick_run):
     assert {"concomp", "scipy", "networkx"} <= systems
 
 
+def test_checkpoints_leave_every_finished_graph(tmp_path):
+    from concomp.bench.harness import Settings, run_benchmark
+    from concomp.bench.render import render
+
+    seen: list[tuple[list[str], bool]] = []
+    entries = [CORPUS[name] for name in QUICK_GRAPHS[1:]]
+    doc = run_benchmark(
+        ["cc"],
+        entries,
+        Settings(device="cpu", reps=5, cpu_peers=False),
+        quick=True,
+        checkpoint=lambda d: seen.append((list(d["graphs"]), d["complete"])),
+    )
+    assert seen == [(QUICK_GRAPHS[1:2], False), (QUICK_GRAPHS[1:], False)]
+    assert doc["complete"] is True
+    partial = dict(doc, complete=False)
+    out = tmp_path / "partial.json"
+    out.write_text(json.dumps(partial))
+    render(out, out_dir=tmp_path, summary=False)
+    assert "incomplete run" in (tmp_path / "RESULTS.md").read_text()
+
+
 def test_quick_run_counts_agree_with_scipy(quick_run):
     _, doc = quick_run
     for name in QUICK_GRAPHS:

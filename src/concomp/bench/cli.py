@@ -95,6 +95,7 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
     settings = _settings(args)
     graphs = choose_graphs(_names(args.graphs), _names(args.tags), args.quick)
     command = command or " ".join(sys.orig_argv)
+    target = args.out or results.default_path(args.device)
     doc = run_benchmark(
         args.problems,
         graphs,
@@ -102,8 +103,9 @@ def run(args: argparse.Namespace, command: str | None = None) -> int:
         quick=args.quick,
         command=command,
         progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+        checkpoint=lambda partial: results.write(partial, target),
     )
-    path = results.write(doc, args.out or results.default_path(args.device))
+    path = results.write(doc, target)
     if args.json:
         print(json.dumps({"command": "bench", "file": str(path), **doc}))
         return 0

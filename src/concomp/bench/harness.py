@@ -58,8 +58,13 @@ def run_benchmark(
     quick: bool = False,
     command: str = "",
     progress: Callable[[str], None] | None = None,
+    checkpoint: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Time ``problems`` on ``graphs``; the result document (every number kept).
+
+    ``checkpoint(doc)``, when given, is called after every graph with the document so
+    far (marked ``"complete": False`` until the last graph is done), so that a run
+    stopped midway still leaves every finished graph's numbers.
 
     Raises
     ------
@@ -88,6 +93,7 @@ def run_benchmark(
         "graphs": {},
         "skipped": [],
         "rows": [],
+        "complete": False,
     }
     with tempfile.TemporaryDirectory(prefix="concomp-bench-") as work:
         settings.work = Path(work)
@@ -98,6 +104,9 @@ def run_benchmark(
                 say(f"{entry.name}: skipped ({reason})")
                 continue
             _run_graph(entry, problems, settings, quick, doc, say)
+            if checkpoint is not None:
+                checkpoint(doc)
+    doc["complete"] = True
     return doc
 
 

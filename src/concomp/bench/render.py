@@ -118,6 +118,11 @@ def results_page(doc: dict[str, Any], name: str, plots: dict[str, str]) -> str:
         "",
         f"- command: `{doc['command']}`" if doc["command"] else "- command: (not recorded)",
         f"- device: {doc['device']}{' (quick sizes)' if doc['quick'] else ''}",
+        *(
+            [f"- incomplete run: it stopped after the graphs listed here ({len(doc['graphs'])})"]
+            if doc.get("complete") is False
+            else []
+        ),
         f"- CPU: {m['cpu']}, {m['cores']} cores",
     ]
     if gpu:
