@@ -424,10 +424,7 @@ class Streamer:
         if dptr is not None:
             pos = self._add_csr_expanding_on_device(indptr, dptr, indices, check)
         while pos < m:
-            slot = self.slots[self.cur]
-            if slot.fill == 0:
-                slot.h2d_done.synchronize()  # the pinned buffer's previous copy has left
-                slot.held = ()
+            slot = self._filling_slot()
             take = min(m - pos, self.chunk - slot.fill)
             lo, hi = stage_csr(indptr, indices, pos, pos + take, slot.hsrc, slot.hdst, slot.fill)
             check(lo, hi)
@@ -467,9 +464,7 @@ class Streamer:
         m, rows = int(indices.shape[0]), int(indptr.shape[0]) - 1
         for pos in range(0, m, self.chunk):
             k = min(self.chunk, m - pos)
-            slot = self.slots[self.cur]
-            slot.h2d_done.synchronize()  # the pinned buffer's previous copy has left
-            slot.held = ()
+            slot = self._filling_slot()  # empty: the flush above launched the partial one
             lo, hi = stage_ids(indices[pos : pos + k], slot.hdst)
             check(lo, hi)
             if hi > self.int32_ids and self.dt == np.int32:
@@ -500,13 +495,19 @@ class Streamer:
             self.staged_edges += k
         return m
 
+    def _filling_slot(self) -> _Slot:
+        """The slot being filled; an empty one first waits until its pinned buffer's
+        previous copy has left."""
+        slot = self.slots[self.cur]
+        if slot.fill == 0:
+            slot.h2d_done.synchronize()
+            slot.held = ()
+        return slot
+
     def _add_staged(self, src: np.ndarray, dst: np.ndarray, check: RangeCheck) -> None:
         m, pos = int(src.shape[0]), 0
         while pos < m:
-            slot = self.slots[self.cur]
-            if slot.fill == 0:
-                slot.h2d_done.synchronize()  # the pinned buffer's previous copy has left
-                slot.held = ()
+            slot = self._filling_slot()
             take = min(m - pos, self.chunk - slot.fill)
             lo, hi = stage_edges(
                 src[pos : pos + take], dst[pos : pos + take], slot.hsrc, slot.hdst, slot.fill

@@ -58,7 +58,7 @@ def run_benchmark(
     quick: bool = False,
     command: str = "",
     progress: Callable[[str], None] | None = None,
-    checkpoint: Callable[[dict[str, Any]], None] | None = None,
+    checkpoint: Callable[[dict[str, Any]], object] | None = None,
 ) -> dict[str, Any]:
     """Time ``problems`` on ``graphs``; the result document (every number kept).
 
