@@ -169,6 +169,12 @@ def test_float_ids_read_as_integers():
     assert res.node_ids.tolist() == [-1, 3, 10**12]
     with pytest.raises(InvalidGraphError, match=r"argument `src`: vertex id 0\.5"):
         concomp.connected_components((np.array([0.5, -1.0]), np.array([1.0, 2.0])))
+    with pytest.raises(InvalidGraphError, match=r"argument `dst`: .*1e\+19 .*too large for int64"):
+        concomp.connected_components((np.array([-1.0]), np.array([1e19])))
+    with pytest.raises(
+        InvalidGraphError, match=r"`dst`: vertex ids must be integers, got .*complex"
+    ):
+        concomp.connected_components((np.array([0, 1]), np.array([1j, 2])))
 
 
 # --------------------------------------------------------------------------- the rule

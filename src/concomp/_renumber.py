@@ -62,8 +62,10 @@ def check_renumber(renumber: Any) -> str | bool:
 
 
 def is_numeric_ids(a: Any) -> bool:
-    """Whether ``a`` holds numbers the id checks read (integers, floats, booleans)."""
-    return is_cupy_array(a) or a.dtype.kind in "iufb"
+    """Whether ``a`` holds anything but strings, bytes and Python objects (the kinds
+    renumbered as objects; complex, dates and the like go to the id checks, which
+    refuse them)."""
+    return is_cupy_array(a) or a.dtype.kind not in "OUS"
 
 
 def might_renumber(lo: int, hi: int) -> bool:
@@ -88,8 +90,8 @@ def renumber_edges(
             f"with renumber=False, got dtype {_dtype_name(src, dst)}. Fix: pass renumber='auto' "
             "or True to have them renumbered, or convert with .astype(numpy.int64)."
         )
-    if renumber is False or (numeric and "b" in (src.dtype.kind, dst.dtype.kind)):
-        return None
+    if renumber is False or (numeric and not all(a.dtype.kind in "iuf" for a in (src, dst))):
+        return None  # booleans, complex numbers, dates: the id checks name them
     if num_nodes is not None and renumber == "auto" and numeric:
         return None  # the caller declared the id space
     if num_nodes is not None:
@@ -162,13 +164,21 @@ def _whole(a: Any, name: str) -> Any:
     if a.dtype.kind != "f":
         return a
     xp = get_xp(a)
-    bad = xp.flatnonzero(~xp.isfinite(a) | (a != xp.floor(a)) | (xp.abs(a) >= 2.0**63))
+    bad = xp.flatnonzero(~xp.isfinite(a) | (a != xp.floor(a)))
     if bad.size:
         i = int(bad[0])
         raise InvalidGraphError(
             f"argument `{name}`: vertex id {float(a[i])!r} at position {i} is not an integer "
             f"(dtype {a.dtype}); ids must be whole numbers. Fix: remove NaN/fractional ids, or "
             "pass them as strings to have them renumbered."
+        )
+    big = xp.flatnonzero(xp.abs(a) >= 2.0**63)
+    if big.size:
+        i = int(big[0])
+        raise InvalidGraphError(
+            f"argument `{name}`: vertex id {float(a[i])!r} at position {i} is too large for "
+            f"int64 (dtype {a.dtype}). Fix: pass the ids as integers (uint64 holds up to "
+            "2**64 - 1) or as strings."
         )
     return a.astype(np.int64)
 

@@ -23,7 +23,7 @@ __all__ = ["Graph"]
 
 
 class Graph:
-    """An immutable graph on vertices ``0 .. num_nodes-1``.
+    """An immutable graph on the vertices ``range(num_nodes)``.
 
     Build one with :func:`concomp.as_graph` (any graph-like input, validated) or
     the constructors :meth:`from_edges` and :meth:`from_csr`.
@@ -126,7 +126,7 @@ class Graph:
         symmetric: bool = False,
         node_ids: Any = None,
     ) -> Graph:
-        """Validated graph from two id arrays (NumPy or CuPy) of positions ``0 .. n-1``;
+        """Validated graph from two id arrays (NumPy or CuPy) of positions ``range(n)``;
         ``node_ids`` (length ``n``) names the vertices where the ids were renumbered."""
         n, src, dst, w = validate_edges(src, dst, num_nodes, weights=weights)
         return cls(

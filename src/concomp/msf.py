@@ -119,7 +119,7 @@ def minimum_spanning_forest(
     algorithm : {"auto", "boruvka", "prim", "kruskal"}
         ``"auto"`` is Kruskal on the CPU (sort + union-find, the fastest there)
         and Borůvka on the GPU. ``"prim"`` on the CPU is the binary-heap
-        textbook version; on the GPU it is Wang et al.'s design [1]_, one round
+        textbook version; on the GPU it is Wang et al.'s design (module References), one round
         of kernels per vertex: a baseline for small graphs. ``"kruskal"`` runs
         on the CPU only.
     maximum : bool

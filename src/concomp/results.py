@@ -81,14 +81,14 @@ class ComponentLabels(tuple[int, Any]):
 
     @property
     def vertex_ids(self) -> Any:
-        """The id of each vertex: ``node_ids``, or ``0 .. n-1`` where that is None."""
+        """The id of each vertex: ``node_ids``, or ``range(n)`` where that is None."""
         if self.node_ids is not None:
             return self.node_ids
         xp = get_xp(self.labels)
         return xp.arange(self.labels.shape[0], dtype=self.labels.dtype)
 
     def dense_labels(self) -> Any:
-        """Labels numbered ``0 .. n_components-1`` (the raw roots renumbered in order)."""
+        """Labels numbered ``range(n_components)`` (raw roots renumbered in order)."""
         if self.canonical:
             return self.labels
         xp = get_xp(self.labels)
