@@ -280,6 +280,9 @@ def test_host_edges_leaves_renumbered_input_to_the_general_path():
     assert host_edges((np.array([10**12]), np.array([1]))) is None
     assert host_edges((np.array([10**12]), np.array([1])), renumber=False) is not None
     assert host_edges((np.array(["a"]), np.array(["b"]))) is None
+    pd = pytest.importorskip("pandas")
+    assert host_edges(pd.DataFrame({"src": ["a"], "dst": ["b"]})) is None
+    assert host_edges(pd.DataFrame({"src": [0], "dst": [1]})) is not None
 
 
 # --------------------------------------------------------------------------- user terms

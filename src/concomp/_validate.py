@@ -191,6 +191,8 @@ def host_edges(
             return None
         s = _pick(cols, None, _SRC_NAMES, "source", 0)
         t = _pick(cols, None, _DST_NAMES, "target", 1)
+        if not (_integer_column(graph[s]) and _integer_column(graph[t])):
+            return None  # strings, categories, objects: renumbered on the general path
         return _pairs(_column(graph, s), _column(graph, t), n, renumber)
     if is_torch_tensor(graph):
         if graph.is_cuda:
@@ -366,6 +368,14 @@ def _from_frame(
     if weights is None and wcol is not None and with_weights:
         weights = _column(df, wcol)
     return edges_graph(src, dst, num_nodes, weights, directed, renumber)
+
+
+def _integer_column(col: Any) -> bool:
+    """Whether a pandas or polars column holds integers (read without converting it)."""
+    dtype = col.dtype
+    if hasattr(dtype, "is_integer"):  # polars
+        return bool(dtype.is_integer())
+    return getattr(dtype, "kind", "O") in "iu"
 
 
 def _column(df: Any, name: str) -> np.ndarray:
