@@ -10,7 +10,7 @@ The rule of ``renumber="auto"`` (documented for users in :func:`concomp.as_graph
   the number of distinct ids (a label array indexed by id would then be mostly
   unused slots); never when the caller passes ``num_nodes`` (the caller declared
   the id space);
-- floats are read as today: whole numbers are integer ids, anything else raises.
+- float ids that are whole numbers are integer ids; any other float raises.
 
 Renumbered vertices are the distinct ids in ascending order (``node_ids``), so vertex
 ``i`` is ``node_ids[i]`` and canonical labels number the components by their smallest
