@@ -23,6 +23,8 @@ ENGINES = ("concomp._cpu", "concomp._gpu")
 #: engine calling up into the API).
 PUBLIC = (
     "concomp.components",
+    "concomp.membership",
+    "concomp.results",
     "concomp.forest",
     "concomp.msf",
     "concomp.streaming",

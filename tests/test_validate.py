@@ -16,11 +16,11 @@ a = np.array
 #: name -> (call, regex that the message must match)
 BAD_INPUTS = {
     "negative_src": (
-        lambda: as_graph((a([0, 1, -1]), a([1, 2, 0]))),
+        lambda: as_graph((a([0, 1, -1]), a([1, 2, 0])), renumber=False),
         r"`src`: vertex id -1 at position 2 is negative",
     ),
     "negative_dst": (
-        lambda: as_graph((a([0, 1]), a([-7, 2]))),
+        lambda: as_graph((a([0, 1]), a([-7, 2])), renumber=False),
         r"`dst`: vertex id -7 at position 0 is negative",
     ),
     "id_at_num_nodes": (
@@ -48,8 +48,8 @@ BAD_INPUTS = {
         r"`src`: vertex ids must be integers, got dtype bool",
     ),
     "string_ids": (
-        lambda: as_graph((a(["a", "b"]), a([1, 2]))),
-        r"`src`: vertex ids must be integers, got dtype <U1",
+        lambda: as_graph((a(["a", "b"]), a([1, 2])), renumber=False),
+        r"`src`: vertex ids must be integers with renumber=False, got dtype <U1",
     ),
     "complex_ids": (
         lambda: as_graph((a([0, 1]), a([1j, 2]))),
@@ -124,7 +124,9 @@ BAD_INPUTS = {
         r"`indices`: vertex id -1 at position 0 is negative",
     ),
     "uint64_overflow": (
-        lambda: as_graph((a([0, 2**64 - 1], dtype=np.uint64), a([1, 2], dtype=np.uint64))),
+        lambda: as_graph(
+            (a([0, 2**64 - 1], dtype=np.uint64), a([1, 2], dtype=np.uint64)), renumber=False
+        ),
         r"`src`: vertex id 18446744073709551615 at position 1 is too large",
     ),
 }
@@ -140,7 +142,11 @@ def test_bad_input_raises_with_a_precise_message(name):
 
 
 PUBLIC_BAD = {
-    "negative_src": ((a([0, -1]), a([1, 0])), {}, r"`src`: vertex id -1 at position 1"),
+    "negative_src": (
+        (a([0, -1]), a([1, 0])),
+        {"renumber": False},
+        r"`src`: vertex id -1 at position 1",
+    ),
     "id_above_num_nodes": ((a([9]), a([1])), {"num_nodes": 3}, r"`src`: vertex id 9"),
     "nan_id": ((a([0.0]), a([np.nan])), {}, r"`dst`: vertex id nan at position 0"),
     "mismatched_lengths": ((a([0, 1]), a([1])), {}, r"differ in length \(2 vs 1\)"),
@@ -218,6 +224,7 @@ def test_ids_near_two_to_the_31_choose_int64_without_running_the_engine():
     assert g.coo()[0].dtype == np.int64
     g = as_graph((src, dst - 1), num_nodes=big - 1)  # n = 2^31 - 1 still fits
     assert g.index_dtype == np.int32
-    assert as_graph((src, dst)).num_nodes == big  # default: max id + 1
+    assert as_graph((src, dst), renumber=False).num_nodes == big  # max id + 1
+    assert as_graph((src, dst)).num_nodes == 4  # renumber="auto": the distinct ids
     with pytest.raises(InvalidGraphError, match=f"vertex id {big - 1} at position 1"):
         as_graph((src, dst), num_nodes=big - 1)

@@ -6,7 +6,11 @@ Graph, as_graph
     The validated graph container and the function that builds it from any
     graph-like input.
 connected_components, number_connected_components, component_sizes, largest_component
-    Static (weak) connected components.
+    Static (weak) connected components. Vertex ids of any kind (strings, sparse
+    64-bit integers, NetworkX node names) are renumbered and kept (``renumber=``).
+components, components_frame, membership_matrix, ComponentLabels
+    Results in the input's ids: vertex-id arrays per component, a
+    (vertex, component) frame, a sparse membership matrix.
 spanning_forest, SpanningForest
     A spanning forest (n - c input edges) on the CPU or GPU, any root-based variant.
 IncrementalConnectivity
@@ -60,8 +64,10 @@ from .forest import SpanningForest, spanning_forest
 from .graph import Graph
 from .incremental import IncrementalConnectivity
 from .io import read_graph, write_graph
+from .membership import components, components_frame, membership_matrix
 from .msf import MinimumSpanningForest, minimum_spanning_forest
 from .options import Options
+from .results import ComponentLabels
 from .streaming import stream_components
 from .variants import Variant, all_variants
 from .warmup import warmup
@@ -75,6 +81,10 @@ __all__ = [
     "number_connected_components",
     "component_sizes",
     "largest_component",
+    "components",
+    "components_frame",
+    "membership_matrix",
+    "ComponentLabels",
     "spanning_forest",
     "SpanningForest",
     "IncrementalConnectivity",

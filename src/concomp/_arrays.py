@@ -8,7 +8,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["get_xp", "index_dtype_for", "is_cupy_array", "is_torch_tensor", "to_device", "to_numpy"]
+__all__ = [
+    "get_xp",
+    "index_dtype_for",
+    "is_cupy_array",
+    "is_torch_tensor",
+    "sparse_module",
+    "to_device",
+    "to_numpy",
+]
 
 INT32_MAX = np.iinfo(np.int32).max
 
@@ -35,6 +43,17 @@ def get_xp(*arrays: Any):
 
             return cupy_module()
     return np
+
+
+def sparse_module(*arrays: Any):
+    """``cupyx.scipy.sparse`` if any array is a CuPy array, else ``scipy.sparse``."""
+    if get_xp(*arrays) is np:
+        import scipy.sparse
+
+        return scipy.sparse
+    from ._gpu._compat import cupyx_module  # the caller already holds CuPy data
+
+    return cupyx_module("scipy.sparse")
 
 
 def to_numpy(a: Any) -> np.ndarray:

@@ -26,6 +26,7 @@ def as_graph(
     target: str | None = None,
     weight: str | None = None,
     with_weights: bool = True,
+    renumber: str | bool = "auto",
 ) -> Graph:
     """Normalise any graph-like input into a validated :class:`Graph`.
 
@@ -53,6 +54,20 @@ def as_graph(
     with_weights : bool
         False drops weights carried by the input (connectivity never reads them,
         so NaN weights are then no error).
+    renumber : {"auto", True, False}
+        Whether edge ids are replaced by dense positions ``0 .. k-1`` over the
+        ``k`` distinct ids, kept in :attr:`Graph.node_ids` (vertex ``i`` is
+        ``node_ids[i]``; ascending, or first-appearance order for ids of mixed
+        types that do not sort). ``"auto"`` renumbers ids that are not numbers
+        (strings, objects, categorical and string columns, pyarrow string
+        arrays), integer ids that are negative or beyond 2**62, and integer ids
+        whose span ``max id + 1`` exceeds both 2**24 and 4 times the number of
+        distinct ids; never with ``num_nodes`` given for integer ids. True
+        renumbers any edge ids; False never does (ids must then be integers in
+        ``[0, num_nodes)``). NetworkX graphs keep their node names in
+        ``node_ids`` (``G.nodes`` order) unless False or the names are
+        ``0 .. n-1`` in order. SciPy matrices, :class:`Graph` objects and
+        graph files are never renumbered: their vertices are positions.
 
     Returns
     -------
@@ -63,6 +78,9 @@ def as_graph(
     >>> import numpy as np, concomp
     >>> concomp.as_graph(np.array([[0, 1], [1, 2]]))
     Graph(n=3, m=2, undirected, device='cpu')
+    >>> g = concomp.as_graph((np.array(["ann", "bob"]), np.array(["bob", "cy"])))
+    >>> g, g.node_ids.tolist()
+    (Graph(n=3, m=2, undirected, renumbered, device='cpu'), ['ann', 'bob', 'cy'])
     >>> edges = (np.array([0]), np.array([5]))
     >>> concomp.as_graph(edges, num_nodes=3)  # doctest: +NORMALIZE_WHITESPACE
     Traceback (most recent call last):
@@ -81,4 +99,5 @@ def as_graph(
         target=target,
         weight=weight,
         with_weights=with_weights,
+        renumber=renumber,
     )

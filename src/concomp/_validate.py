@@ -24,10 +24,11 @@ from ._checks import (
     _resolve_n,
     _torch_to_array,
 )
+from ._renumber import check_renumber, might_renumber, renumber_edges
 from .errors import InvalidGraphError
 from .graph import Graph
 
-__all__ = ["HostEdges", "coerce_graph", "host_edges"]
+__all__ = ["HostEdges", "coerce_graph", "edges_graph", "host_edges"]
 
 
 def coerce_graph(
@@ -40,9 +41,11 @@ def coerce_graph(
     target: str | None = None,
     weight: str | None = None,
     with_weights: bool = True,
+    renumber: str | bool = "auto",
 ) -> Graph:
     """:func:`concomp.as_graph` for every input but file paths (which
     :mod:`concomp.io` reads first): see there."""
+    renumber = check_renumber(renumber)
     if isinstance(graph, Graph):
         g = graph
         if weights is not None or (directed is not None and directed != g.directed):
@@ -50,7 +53,12 @@ def coerce_graph(
             w = g.weights if weights is None else weights
             d = g.directed if directed is None else directed
             out = Graph.from_edges(
-                src, dst, g.num_nodes if num_nodes is None else num_nodes, weights=w, directed=d
+                src,
+                dst,
+                g.num_nodes if num_nodes is None else num_nodes,
+                weights=w,
+                directed=d,
+                node_ids=g.node_ids,
             )
             if out.num_nodes == g.num_nodes and d == g.directed and not g.symmetric:
                 # same edges, new weights: share what was derived from the structure
@@ -58,16 +66,30 @@ def coerce_graph(
                 out._device_cache = g._device_cache
             return out
         if num_nodes is not None and int(num_nodes) != g.num_nodes:
+            if g.node_ids is not None:
+                raise InvalidGraphError(
+                    f"argument `num_nodes`: {num_nodes} differs from the {g.num_nodes} vertices "
+                    "of a renumbered graph (its vertices are its distinct ids). Fix: drop "
+                    "num_nodes."
+                )
             src, dst = g.coo()
             return Graph.from_edges(src, dst, num_nodes, weights=g.weights, directed=g.directed)
         return g
     if _is_scipy_sparse(graph) or is_cupy_sparse(graph):
         return _from_sparse(graph, num_nodes, weights, bool(directed), with_weights)
     if _is_networkx(graph):
-        return _from_networkx(graph, num_nodes, weights, directed, with_weights)
+        return _from_networkx(graph, num_nodes, weights, directed, with_weights, renumber)
     if _is_dataframe(graph):
         return _from_frame(
-            graph, num_nodes, weights, bool(directed), source, target, weight, with_weights
+            graph,
+            num_nodes,
+            weights,
+            bool(directed),
+            source,
+            target,
+            weight,
+            with_weights,
+            renumber,
         )
     if is_torch_tensor(graph):
         graph = _torch_to_array(graph)
@@ -77,14 +99,12 @@ def coerce_graph(
         if len(graph) == 3 and weights is None:
             weights = graph[2]
         src, dst = _as_id_array(src, "src"), _as_id_array(dst, "dst")
-        return Graph.from_edges(src, dst, num_nodes, weights=weights, directed=bool(directed))
+        return edges_graph(src, dst, num_nodes, weights, bool(directed), renumber)
     arr = graph if is_cupy_array(graph) else _as_array(graph, "graph")
     if arr.ndim == 2 and arr.shape[0] == 2:
-        return Graph.from_edges(arr[0], arr[1], num_nodes, weights=weights, directed=bool(directed))
+        return edges_graph(arr[0], arr[1], num_nodes, weights, bool(directed), renumber)
     if arr.ndim == 2 and arr.shape[1] == 2:
-        return Graph.from_edges(
-            arr[:, 0], arr[:, 1], num_nodes, weights=weights, directed=bool(directed)
-        )
+        return edges_graph(arr[:, 0], arr[:, 1], num_nodes, weights, bool(directed), renumber)
     raise InvalidGraphError(
         f"argument `graph`: cannot read a graph from {type(graph).__name__}"
         f"{' of shape ' + str(tuple(arr.shape)) if hasattr(arr, 'shape') else ''}; "
@@ -92,6 +112,26 @@ def coerce_graph(
         "frame, a NetworkX graph, a torch edge_index, CuPy arrays, or a file path. "
         "Fix: pass one of those (for a dense adjacency matrix use scipy.sparse.csr_array(A))."
     )
+
+
+def edges_graph(
+    src: Any,
+    dst: Any,
+    num_nodes: int | None,
+    weights: Any,
+    directed: bool,
+    renumber: str | bool = "auto",
+) -> Graph:
+    """A Graph from two id arrays, renumbered where ``renumber`` says so
+    (:mod:`concomp._renumber` has the rule)."""
+    if getattr(src, "ndim", None) == 1 and getattr(dst, "ndim", None) == 1:
+        plan = renumber_edges(src, dst, renumber, num_nodes)
+        if plan is not None:
+            s, d, node_ids = plan
+            return Graph.from_edges(
+                s, d, int(node_ids.shape[0]), weights=weights, directed=directed, node_ids=node_ids
+            )
+    return Graph.from_edges(src, dst, num_nodes, weights=weights, directed=directed)
 
 
 @dataclass(frozen=True)
@@ -115,17 +155,23 @@ class HostEdges:
         return int(ids.shape[0]) if ids is not None else 0
 
 
-def host_edges(graph: Any, num_nodes: int | None = None) -> HostEdges | None:
+def host_edges(
+    graph: Any, num_nodes: int | None = None, renumber: str | bool = "auto"
+) -> HostEdges | None:
     """The edges of ``graph`` when it is host data of a kind the GPU feed takes as is.
 
     Recognised: ``(src, dst[, weights])`` tuples of host arrays, ``(2, m)`` and
     ``(m, 2)`` host arrays, CPU torch tensors, pandas and polars frames, and SciPy
     sparse matrices in CSR (as it is) and COO (as pairs) format. Read
     exactly as :func:`coerce_graph` reads them. Anything else (a Graph, device data,
-    NetworkX, paths, or a shape :func:`coerce_graph` would reject) gives None, and
-    the caller takes the general path, which also raises the errors.
+    NetworkX, paths, a shape :func:`coerce_graph` would reject, or pairs whose ids
+    ``renumber`` may renumber) gives None, and the caller takes the general path,
+    which also raises the errors.
     """
     n = None if num_nodes is None else _resolve_n(num_nodes)
+    renumber = check_renumber(renumber)
+    if renumber is True and not _is_scipy_sparse(graph):
+        return None
     if isinstance(graph, Graph) or is_cupy_array(graph) or is_cupy_sparse(graph):
         return None
     if _is_scipy_sparse(graph):
@@ -145,7 +191,9 @@ def host_edges(graph: Any, num_nodes: int | None = None) -> HostEdges | None:
             return None
         s = _pick(cols, None, _SRC_NAMES, "source", 0)
         t = _pick(cols, None, _DST_NAMES, "target", 1)
-        return _pairs(_column(graph, s), _column(graph, t), n)
+        if not (_integer_column(graph[s]) and _integer_column(graph[t])):
+            return None  # strings, categories, objects: renumbered on the general path
+        return _pairs(_column(graph, s), _column(graph, t), n, renumber)
     if is_torch_tensor(graph):
         if graph.is_cuda:
             return None
@@ -153,12 +201,12 @@ def host_edges(graph: Any, num_nodes: int | None = None) -> HostEdges | None:
     if isinstance(graph, tuple) and len(graph) in (2, 3) and not _is_scalar_seq(graph):
         if any(is_cupy_array(a) or (is_torch_tensor(a) and a.is_cuda) for a in graph[:2]):
             return None
-        return _pairs(*(_host_array(a) for a in graph[:2]), n)
+        return _pairs(*(_host_array(a) for a in graph[:2]), n, renumber)
     if isinstance(graph, np.ndarray) and graph.ndim == 2:
         if graph.shape[0] == 2:
-            return _pairs(graph[0], graph[1], n)
+            return _pairs(graph[0], graph[1], n, renumber)
         if graph.shape[1] == 2:
-            return _pairs(graph[:, 0], graph[:, 1], n)
+            return _pairs(graph[:, 0], graph[:, 1], n, renumber)
     return None
 
 
@@ -178,7 +226,7 @@ def _plain_ids(a: Any) -> bool:
     return kind == "i" or (kind == "u" and a.dtype.itemsize < 8)
 
 
-def _pairs(src: Any, dst: Any, n: int | None) -> HostEdges | None:
+def _pairs(src: Any, dst: Any, n: int | None, renumber: str | bool = False) -> HostEdges | None:
     ok = (
         isinstance(src, np.ndarray)
         and isinstance(dst, np.ndarray)
@@ -188,6 +236,11 @@ def _pairs(src: Any, dst: Any, n: int | None) -> HostEdges | None:
         and _plain_ids(src)
         and _plain_ids(dst)
     )
+    if ok and renumber == "auto" and n is None and src.shape[0]:
+        # negative, huge or sparse ids are renumbered on the general path
+        lo = min(int(src.min()), int(dst.min()))
+        hi = max(int(src.max()), int(dst.max()))
+        ok = not might_renumber(lo, hi)
     return HostEdges(src, dst, None, None, n) if ok else None
 
 
@@ -239,7 +292,12 @@ def _from_sparse(
 
 
 def _from_networkx(
-    G: Any, num_nodes: int | None, weights: Any, directed: bool | None, with_weights: bool = True
+    G: Any,
+    num_nodes: int | None,
+    weights: Any,
+    directed: bool | None,
+    with_weights: bool = True,
+    renumber: str | bool = "auto",
 ) -> Graph:
     nodes = list(G.nodes)
     index = {v: i for i, v in enumerate(nodes)}
@@ -265,9 +323,25 @@ def _from_networkx(
             ) from exc
     d = G.is_directed() if directed is None else directed
     n = len(nodes) if num_nodes is None else num_nodes
+    node_ids = _networkx_names(nodes) if renumber is not False and num_nodes is None else None
     return Graph.from_edges(
-        src, dst, n, weights=weights if weights is not None else (w if has_w else None), directed=d
+        src,
+        dst,
+        n,
+        weights=weights if weights is not None else (w if has_w else None),
+        directed=d,
+        node_ids=node_ids,
     )
+
+
+def _networkx_names(nodes: list[Any]) -> np.ndarray | None:
+    """The node names in ``G.nodes`` order, or None where they are ``0 .. n-1`` in order
+    (positions and names then agree)."""
+    if all(type(v) is int and v == i for i, v in enumerate(nodes)):
+        return None
+    names = np.empty(len(nodes), dtype=object)
+    names[:] = nodes  # element-wise: tuples as names stay whole
+    return names
 
 
 def _from_frame(
@@ -279,6 +353,7 @@ def _from_frame(
     target: str | None,
     weight: str | None,
     with_weights: bool = True,
+    renumber: str | bool = "auto",
 ) -> Graph:
     cols = list(df.columns)
     if len(cols) < 2:
@@ -292,7 +367,15 @@ def _from_frame(
     src, dst = _column(df, s), _column(df, t)
     if weights is None and wcol is not None and with_weights:
         weights = _column(df, wcol)
-    return Graph.from_edges(src, dst, num_nodes, weights=weights, directed=directed)
+    return edges_graph(src, dst, num_nodes, weights, directed, renumber)
+
+
+def _integer_column(col: Any) -> bool:
+    """Whether a pandas or polars column holds integers (read without converting it)."""
+    dtype = col.dtype
+    if hasattr(dtype, "is_integer"):  # polars
+        return bool(dtype.is_integer())
+    return getattr(dtype, "kind", "O") in "iu"
 
 
 def _column(df: Any, name: str) -> np.ndarray:

@@ -18,6 +18,7 @@ from ._validate import host_edges
 from .errors import InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options
+from .results import ComponentLabels
 from .streaming import host_roots, streams
 from .variants import Variant, resolve_variant
 
@@ -50,7 +51,7 @@ def component_roots(
     a host graph whose edges the device cannot hold whole (beyond
     ``max_device_bytes``, default the free device memory).
     """
-    return _roots(graph, None, device, algorithm, max_device_bytes, options)
+    return _roots(graph, None, device, algorithm, max_device_bytes, options, False)[0]
 
 
 def _roots(
@@ -60,10 +61,12 @@ def _roots(
     algorithm: Any,
     max_device_bytes: int | None,
     options: Options | None,
-) -> Any:
+    renumber: str | bool,
+) -> tuple[Any, Any]:
+    """Root labels and the vertex ids they index (None: the ids are the positions)."""
     opts = resolve_options(options)
     variant = resolve_variant(algorithm)
-    edges = host_edges(graph, num_nodes)
+    edges = host_edges(graph, num_nodes, renumber)
     if edges is not None:
         dev = resolve_device(
             device,
@@ -74,8 +77,8 @@ def _roots(
         )
         if dev == "gpu" and streams(variant, dev):
             log.debug("host edges on the GPU: streamed through pinned chunks")
-            return host_roots(edges, variant, max_device_bytes, opts)
-    g = as_graph(graph, num_nodes, with_weights=False)
+            return host_roots(edges, variant, max_device_bytes, opts), None
+    g = as_graph(graph, num_nodes, with_weights=False, renumber=renumber)
     dev = choose_device(g, device, what="connected_components")
     if g.device != dev and (
         streams(variant, dev)
@@ -86,7 +89,7 @@ def _roots(
         log.debug("host graph on the %s engine: its edges stream in chunks", dev)
         return driver(dev, "streaming", "components_out_of_core")(
             g, variant, max_device_bytes, opts
-        )
+        ), g.node_ids
     if g.device != dev:
         g = g.to(dev)
     if variant is None:
@@ -97,7 +100,7 @@ def _roots(
             f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
             f"concomp.all_variants(device={dev!r}) or device='gpu'."
         )
-    return driver(dev, "components", "component_roots")(g, variant, opts)
+    return driver(dev, "components", "component_roots")(g, variant, opts), g.node_ids
 
 
 def canonical_labels(roots: Any) -> tuple[int, Any]:
@@ -151,7 +154,8 @@ def connected_components(
     output_device: str | None = ...,
     max_device_bytes: int | None = ...,
     options: Options | None = ...,
-) -> tuple[int, Any]: ...
+    renumber: str | bool = ...,
+) -> ComponentLabels: ...
 
 
 @overload
@@ -166,6 +170,7 @@ def connected_components(
     output_device: str | None = ...,
     max_device_bytes: int | None = ...,
     options: Options | None = ...,
+    renumber: str | bool = ...,
 ) -> int: ...
 
 
@@ -181,7 +186,8 @@ def connected_components(
     output_device: str | None = ...,
     max_device_bytes: int | None = ...,
     options: Options | None = ...,
-) -> tuple[int, Any] | int: ...
+    renumber: str | bool = ...,
+) -> ComponentLabels | int: ...
 
 
 def connected_components(
@@ -195,7 +201,8 @@ def connected_components(
     output_device: str | None = None,
     max_device_bytes: int | None = None,
     options: Options | None = None,
-) -> tuple[int, Any] | int:
+    renumber: str | bool = "auto",
+) -> ComponentLabels | int:
     """Weakly connected components of any graph-like input.
 
     Parameters
@@ -227,12 +234,19 @@ def connected_components(
         fit); default the free device memory.
     options : concomp.options.Options, optional
         Engine settings (default: the measured defaults).
+    renumber : {"auto", True, False}
+        Whether vertex ids are renumbered to dense positions first (strings,
+        objects, negative or sparse 64-bit ids; the rule is under
+        :func:`concomp.as_graph`). The ids then come back as ``node_ids``.
 
     Returns
     -------
-    n_components : int
-    labels : ndarray
-        int32 (int64 when ``n`` needs it), NumPy or CuPy like the input.
+    ComponentLabels
+        The pair ``(n_components, labels)`` (a tuple): ``labels`` int32 (int64
+        when ``n`` needs it), NumPy or CuPy like the input, one per vertex.
+        Its ``node_ids`` is None when vertex ``i`` is the id ``i``, else the
+        input's id of each vertex (``labels[i]`` belongs to ``node_ids[i]``).
+        ``return_labels=False`` returns the count alone.
 
     Examples
     --------
@@ -242,25 +256,41 @@ def connected_components(
     >>> concomp.connected_components(np.array([[0, 2]]), return_labels=False)
     2
 
+    Ids of any kind are renumbered and kept:
+
+    >>> res = concomp.connected_components(np.array([[10**12, -7], [42, 43], [5, 42]]))
+    >>> res.labels.tolist(), res.node_ids.tolist()
+    ([0, 1, 1, 1, 0], [-7, 5, 42, 43, 1000000000000])
+
     References
     ----------
     Sutton, Ben-Nun, Barak: Afforest (k-out sampling); Hong, Dhulipala, Shun:
     GConn. Both in ``../shared/papers/``.
     """
     _check_output_device(output_device)  # before the run, not after it
-    roots = _roots(graph, num_nodes, device, algorithm, max_device_bytes, options)
+    roots, node_ids = _roots(
+        graph, num_nodes, device, algorithm, max_device_bytes, options, renumber
+    )
     dev = _device_of(roots)
     want = output_device or _data_device(graph)
     if canonical and dev == "gpu" and want == "cpu" and return_labels:
         # labels for the host: relabel on the device, come back through pinned buffers
-        return driver(dev, "streaming", "stream_labels")(roots, max_device_bytes, True)
+        count, labels = driver(dev, "streaming", "stream_labels")(roots, max_device_bytes, True)
+        return ComponentLabels(count, labels, _place_ids(node_ids, want))
     if canonical:
         count, labels = driver(dev, "components", "canonical_labels")(roots)
     else:
         count, labels = driver(dev, "components", "count_roots")(roots), roots
     if not return_labels:
         return count
-    return count, _place(labels, want)
+    return ComponentLabels(count, _place(labels, want), _place_ids(node_ids, want), canonical)
+
+
+def _place_ids(node_ids: Any, want: str) -> Any:
+    """Vertex ids beside the labels; strings and objects stay on the host."""
+    if node_ids is None or node_ids.dtype.kind == "O":
+        return node_ids
+    return _place(node_ids, want)
 
 
 def number_connected_components(graph: Any, **kwargs: Any) -> int:
@@ -293,13 +323,20 @@ def component_sizes(graph: Any, **kwargs: Any) -> Any:
 def largest_component(graph: Any, **kwargs: Any) -> Any:
     """Sorted vertex ids of the largest component (ties: the lowest label wins).
 
+    Renumbered input (see :func:`connected_components`) gives the input's ids.
+
     Examples
     --------
     >>> import numpy as np, concomp
     >>> concomp.largest_component((np.array([0, 3, 4]), np.array([1, 4, 5]))).tolist()
     [3, 4, 5]
+    >>> concomp.largest_component((np.array(["x", "y"]), np.array(["y", "x"]))).tolist()
+    ['x', 'y']
     """
-    count, labels = connected_components(graph, **kwargs)
+    res = connected_components(graph, **kwargs)
+    count, labels = res
+    if res.node_ids is not None:
+        return res.components("size")[0] if count else res.node_ids[:0]
     xp = get_xp(labels)
     if count == 0:
         return xp.zeros(0, dtype=labels.dtype)

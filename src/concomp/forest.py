@@ -44,8 +44,9 @@ class SpanningForest:
 
     Attributes
     ----------
-    src, dst : array of int
-        Endpoints of each forest edge, in the input's orientation.
+    src, dst : array
+        Endpoints of each forest edge, in the input's orientation and ids
+        (the ids in ``node_ids`` where the input was renumbered).
     edge_ids : array of int64
         For :func:`spanning_forest`: the input edge id of each forest edge,
         ascending (the i-th pair of an edge list, the i-th stored entry of a CSR
@@ -58,6 +59,9 @@ class SpanningForest:
         Number of connected components; ``num_nodes - num_components`` edges.
     batch_ids : array of int64 or None
         Incremental forests only: the batch each edge arrived in.
+    node_ids : array or None
+        The input's id of each vertex where it was renumbered (see
+        :func:`concomp.as_graph`), else None.
     """
 
     src: Any
@@ -66,6 +70,7 @@ class SpanningForest:
     num_nodes: int
     num_components: int
     batch_ids: Any = None
+    node_ids: Any = None
 
     @property
     def num_edges(self) -> int:
@@ -80,6 +85,7 @@ def spanning_forest(
     algorithm: str | Variant = "auto",
     num_nodes: int | None = None,
     options: Options | None = None,
+    renumber: str | bool = "auto",
 ) -> SpanningForest:
     """A spanning forest of the undirected graph underlying ``graph``.
 
@@ -102,6 +108,9 @@ def spanning_forest(
         Vertex count for edge-list input (default max id + 1).
     options : concomp.options.Options, optional
         Engine settings (default: the measured defaults).
+    renumber : {"auto", True, False}
+        Renumber vertex ids that are not dense integers (see
+        :func:`concomp.as_graph`); the forest's endpoints keep the input's ids.
 
     Returns
     -------
@@ -126,8 +135,10 @@ def spanning_forest(
     ([0, 1], 3)
     >>> f.src.tolist(), f.dst.tolist()
     ([0, 1], [1, 2])
+    >>> spanning_forest((np.array(["a", "b", "c"]), np.array(["b", "c", "a"]))).dst.tolist()
+    ['b', 'c']
     """
-    g = as_graph(graph, num_nodes, with_weights=False)
+    g = as_graph(graph, num_nodes, with_weights=False, renumber=renumber)
     opts = resolve_options(options)
     dev = choose_device(g, device, what="spanning_forest")
     variant = forest_variant(g, algorithm, dev, opts)
@@ -189,6 +200,14 @@ def assemble(g: Graph, ids: Any, count: int) -> SpanningForest:
     """Gather endpoints for ``ids`` on the graph's own device."""
     ids = (to_numpy(ids) if g.device == "cpu" else to_device(ids)).astype(np.int64, copy=False)
     src, dst = g.coo()
+    src, dst = src[ids], dst[ids]
+    if g.node_ids is not None:
+        src, dst = g.node_ids[src], g.node_ids[dst]
     return SpanningForest(
-        src=src[ids], dst=dst[ids], edge_ids=ids, num_nodes=g.num_nodes, num_components=count
+        src=src,
+        dst=dst,
+        edge_ids=ids,
+        num_nodes=g.num_nodes,
+        num_components=count,
+        node_ids=g.node_ids,
     )

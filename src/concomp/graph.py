@@ -23,7 +23,7 @@ __all__ = ["Graph"]
 
 
 class Graph:
-    """An immutable graph on vertices ``0 .. num_nodes-1``.
+    """An immutable graph on the vertices ``range(num_nodes)``.
 
     Build one with :func:`concomp.as_graph` (any graph-like input, validated) or
     the constructors :meth:`from_edges` and :meth:`from_csr`.
@@ -46,6 +46,10 @@ class Graph:
         The caller guarantees that every edge ``(u, v)`` is also listed as
         ``(v, u)``. Undirected algorithms then use the CSR as it is instead of
         adding reverse edges.
+    node_ids : array, optional
+        The caller's id of each vertex when the input was renumbered
+        (:func:`concomp.as_graph` with ``renumber``): vertex ``i`` is
+        ``node_ids[i]``. None when the ids are the positions ``0 .. n-1``.
 
     Examples
     --------
@@ -64,6 +68,7 @@ class Graph:
         "directed",
         "symmetric",
         "weights",
+        "node_ids",
         "_src",
         "_dst",
         "_indptr",
@@ -85,8 +90,14 @@ class Graph:
         weights: Any = None,
         directed: bool = False,
         symmetric: bool = False,
+        node_ids: Any = None,
     ) -> None:
         self.num_nodes = int(num_nodes)
+        if node_ids is not None and int(node_ids.shape[0]) != self.num_nodes:
+            raise ValueError(
+                f"node_ids has {node_ids.shape[0]} entries for {self.num_nodes} vertices"
+            )
+        self.node_ids = node_ids
         self.directed = bool(directed)
         self.symmetric = bool(symmetric)
         self.weights = weights
@@ -113,10 +124,20 @@ class Graph:
         weights: Any = None,
         directed: bool = False,
         symmetric: bool = False,
+        node_ids: Any = None,
     ) -> Graph:
-        """Validated graph from two id arrays (NumPy or CuPy)."""
+        """Validated graph from two id arrays (NumPy or CuPy) of positions ``range(n)``;
+        ``node_ids`` (length ``n``) names the vertices where the ids were renumbered."""
         n, src, dst, w = validate_edges(src, dst, num_nodes, weights=weights)
-        return cls(n, src=src, dst=dst, weights=w, directed=directed, symmetric=symmetric)
+        return cls(
+            n,
+            src=src,
+            dst=dst,
+            weights=w,
+            directed=directed,
+            symmetric=symmetric,
+            node_ids=node_ids,
+        )
 
     @classmethod
     def from_csr(
@@ -164,7 +185,10 @@ class Graph:
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
         w = ", weighted" if self.weights is not None else ""
-        return f"Graph(n={self.num_nodes}, m={self.num_edges}, {kind}{w}, device={self.device!r})"
+        r = ", renumbered" if self.node_ids is not None else ""
+        return (
+            f"Graph(n={self.num_nodes}, m={self.num_edges}, {kind}{w}{r}, device={self.device!r})"
+        )
 
     @property
     def has_coo(self) -> bool:
@@ -250,6 +274,10 @@ class Graph:
             weights=mv(self.weights),
             directed=self.directed,
             symmetric=self.symmetric,
+            # ids that are numbers go along; strings and objects can only live on the host
+            node_ids=self.node_ids
+            if self.node_ids is None or self.node_ids.dtype.kind == "O"
+            else mv(self.node_ids),
         )
         if self._coo_to_csr is not None:
             g._coo_to_csr = mv(self._coo_to_csr)

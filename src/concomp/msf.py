@@ -21,6 +21,7 @@ import numpy as np
 from ._arrays import to_numpy
 from ._dispatch import choose_device, driver, requested_device
 from ._input import as_graph
+from ._renumber import positions
 from .errors import InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options
@@ -44,8 +45,9 @@ class MinimumSpanningForest:
 
     Attributes
     ----------
-    src, dst : array of int
-        Endpoints of each forest edge (input orientation).
+    src, dst : array
+        Endpoints of each forest edge (input orientation and ids: the ids in
+        ``node_ids`` where the input was renumbered).
     edge_ids : array of int64
         Input edge id of each forest edge, ascending.
     weights : array
@@ -54,6 +56,9 @@ class MinimumSpanningForest:
         Sum of ``weights``.
     num_nodes : int
         Number of vertices of the graph.
+    node_ids : array or None
+        The input's id of each vertex where it was renumbered (see
+        :func:`concomp.as_graph`), else None.
     """
 
     src: Any
@@ -62,6 +67,7 @@ class MinimumSpanningForest:
     weights: Any
     total_weight: int | float
     num_nodes: int
+    node_ids: Any = None
 
     @property
     def num_edges(self) -> int:
@@ -73,13 +79,17 @@ class MinimumSpanningForest:
 
         Zero-weight edges are stored as explicit zeros, so ``nnz`` equals
         :attr:`num_edges` (SciPy's csgraph would read them as "no edge").
+        Rows and columns are vertex positions: where the input was renumbered,
+        position ``i`` is the vertex ``node_ids[i]``.
         """
         import scipy.sparse as sp
 
         n = self.num_nodes
-        a = sp.coo_array(
-            (to_numpy(self.weights), (to_numpy(self.src), to_numpy(self.dst))), shape=(n, n)
-        )
+        src, dst = to_numpy(self.src), to_numpy(self.dst)
+        if self.node_ids is not None:
+            ids = to_numpy(self.node_ids)
+            src, dst = positions(ids, src), positions(ids, dst)
+        a = sp.coo_array((to_numpy(self.weights), (src, dst)), shape=(n, n))
         return a.tocsr()
 
 
@@ -91,6 +101,7 @@ def minimum_spanning_forest(
     maximum: bool = False,
     device: str = "auto",
     options: Options | None = None,
+    renumber: str | bool = "auto",
 ) -> MinimumSpanningForest:
     """Minimum (or maximum) spanning forest of an undirected weighted graph.
 
@@ -108,7 +119,7 @@ def minimum_spanning_forest(
     algorithm : {"auto", "boruvka", "prim", "kruskal"}
         ``"auto"`` is Kruskal on the CPU (sort + union-find, the fastest there)
         and Borůvka on the GPU. ``"prim"`` on the CPU is the binary-heap
-        textbook version; on the GPU it is Wang et al.'s design [1]_, one round
+        textbook version; on the GPU it is Wang et al.'s design (module References), one round
         of kernels per vertex: a baseline for small graphs. ``"kruskal"`` runs
         on the CPU only.
     maximum : bool
@@ -120,6 +131,9 @@ def minimum_spanning_forest(
         variable ``CONCOMP_DEVICE`` can set it.
     options : concomp.options.Options, optional
         Engine settings (default: the measured defaults).
+    renumber : {"auto", True, False}
+        Renumber vertex ids that are not dense integers (see
+        :func:`concomp.as_graph`); the forest's endpoints keep the input's ids.
 
     Returns
     -------
@@ -149,7 +163,7 @@ def minimum_spanning_forest(
     """
     algorithm = _check_algorithm(algorithm)
     opts = resolve_options(options)
-    g = as_graph(graph, weights=weights)
+    g = as_graph(graph, weights=weights, renumber=renumber)
     dev = choose_device(g, device, min_edges=GPU_MIN_EDGES, what="minimum_spanning_forest")
     if algorithm == "kruskal" and dev == "gpu":
         if requested_device(device) == "gpu":
@@ -203,16 +217,20 @@ def _forest(g: Graph, ids: Any) -> MinimumSpanningForest:
     ids = (to_numpy(ids) if g.device == "cpu" else xp.asarray(ids)).astype(np.int64, copy=False)
     src, dst = g.coo()
     w = xp.ones(ids.shape[0], dtype=np.int64) if g.weights is None else g.weights[ids]
+    src, dst = src[ids], dst[ids]
+    if g.node_ids is not None:
+        src, dst = g.node_ids[src], g.node_ids[dst]
     # floats add up in float64 whatever their width, so every device reports the same total
     if w.dtype.kind == "f":
         total = w.sum(dtype=np.float64).item() if ids.shape[0] else 0.0
     else:
         total = exact_int_sum(w)
     return MinimumSpanningForest(
-        src=src[ids],
-        dst=dst[ids],
+        src=src,
+        dst=dst,
         edge_ids=ids,
         weights=w,
         total_weight=total,
         num_nodes=g.num_nodes,
+        node_ids=g.node_ids,
     )

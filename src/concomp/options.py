@@ -38,8 +38,13 @@ _INT32_MAX = 2**31 - 1
 class Options:
     """Engine settings. Every field has the measured default; see each field.
 
-    Static connected components
-    ---------------------------
+    The fields by topic: static connected components (``heavy_degree`` to
+    ``index_dtype``), incremental connectivity (``int32_capacity`` to
+    ``stream_graphs``), streaming (``chunk_edges``), minimum spanning forests
+    (``msf_packed_keys`` on).
+
+    Parameters
+    ----------
     heavy_degree : int
         GPU: vertices whose remaining degree exceeds this go to the
         block-per-vertex finish kernel.
@@ -67,9 +72,6 @@ class Options:
         Both engines: the index type of the union-find state and kernels;
         None takes the graph's (int32 while ids fit). Tests run the 64-bit
         kernels on small graphs with "int64".
-
-    Incremental connectivity
-    ------------------------
     int32_capacity : int
         Both engines: the largest vertex capacity kept in 32-bit state; the
         state switches to 64-bit beyond it (lower it to test that switch).
@@ -87,17 +89,11 @@ class Options:
         launch with a grid barrier per batch.
     stream_graphs : bool
         GPU: longer streams are replayed as a CUDA graph of batch launches.
-
-    Streaming
-    ---------
     chunk_edges : int
         GPU: edges per pinned staging slot of :func:`concomp.stream_components`.
     int32_ids : int
         CPU: streams keep 32-bit labels until an id passes this value (lower
         it to test the switch to 64-bit labels).
-
-    Minimum spanning forests
-    ------------------------
     msf_packed_keys : bool
         GPU Borůvka: use packed 64-bit (weight, endpoint) keys when the weights
         fit 32 bits; False ranks the edges first (the path wider weights take).

@@ -30,8 +30,8 @@ def _relabel(xp: Any, src: Any, dst: Any, n: int, permute: bool, key: int, dt: A
 def path(
     n: int, *, permute: bool = False, seed: Any = 0, device: str = "cpu", weights: Any = None
 ) -> Graph:
-    """A path through all ``n`` vertices: ``0 - 1 - ... - n-1`` (ids along the path), or
-    through a random permutation of them with ``permute=True``.
+    """A path through all ``n`` vertices: edges ``(i, i + 1)`` for ``i < n - 1`` (ids along
+    the path), or through a random permutation of them with ``permute=True``.
 
     Its diameter is ``n - 1``: the worst case of every rule whose work grows with it.
 

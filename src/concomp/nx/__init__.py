@@ -24,12 +24,13 @@ The functions below work on NetworkX graphs directly too:
 
 Functions
 ---------
+NetworkX's functions, with NetworkX's results, order and errors:
 connected_components, number_connected_components, is_connected, node_connected_component,
 weakly_connected_components, number_weakly_connected_components, is_weakly_connected,
 strongly_connected_components, number_strongly_connected_components, is_strongly_connected,
 condensation, minimum_spanning_edges, maximum_spanning_edges, minimum_spanning_tree,
-maximum_spanning_tree
-    NetworkX's functions, with NetworkX's results, order and errors.
+maximum_spanning_tree.
+
 ConcompGraph, from_networkx, to_networkx
     The backend graph and the conversions (cached in ``G.__networkx_cache__``).
 BackendInterface, get_info

@@ -10,7 +10,7 @@ __all__ = ["ZooGraph"]
 
 
 class ZooGraph(NamedTuple):
-    """An edge list over ``0 .. num_nodes-1``; unpacks as ``src, dst, n``."""
+    """An edge list over ``range(num_nodes)``; unpacks as ``src, dst, n``."""
 
     src: np.ndarray
     dst: np.ndarray
