@@ -199,10 +199,7 @@ _CPU_GPU = frozenset({"cpu", "gpu"})
 _CPU_ONLY = frozenset({"cpu"})
 FOREST_FAMILIES: dict[str, frozenset[str]] = {
     "soman": _CPU_GPU,
-    **{
-        f: _CPU_ONLY
-        for f in ("sv", "lt", "ecl", "afforest", "graft", "graft_updt", "bfs_cc")
-    },
+    **{f: _CPU_ONLY for f in ("sv", "lt", "ecl", "afforest", "graft", "graft_updt", "bfs_cc")},
 }
 
 

@@ -24,6 +24,8 @@ Cong & Muzio (Euro-Par 2014); Jaiganesh & Burtscher (ECL-CC, 2017); Liu & Tarjan
 
 from __future__ import annotations
 
+import contextlib
+
 import numba as nb
 import numpy as np
 
@@ -36,7 +38,7 @@ from . import families_csr, families_edges
 from .bfs import bfs_components
 from .ecl import ecl_af_roots, ecl_roots
 from .family_state import Labels, relabel_edges
-from .unionfind import UnionFindRun, flatten, rename_to_min, state_dtype
+from .unionfind import UnionFindRun, flatten, one_thread, rename_to_min, state_dtype
 
 __all__ = ["parallel_threads", "records_family_forest", "run_family"]
 
@@ -61,7 +63,17 @@ def records_family_forest(variant: Variant) -> bool:
 
 
 def run_family(graph: Graph, variant: Variant, options: Options, record: bool = False):
-    """Run a min-based family or Stages; ``(roots, hook or None)``."""
+    """Run a min-based family or Stages; ``(roots, hook or None)``.
+
+    Graphs with fewer than ``options.parallel_rounds_min_edges`` edges run on one
+    thread (a round on a small graph costs less than a parallel region).
+    """
+    small = graph.num_edges < options.parallel_rounds_min_edges
+    with one_thread() if small else contextlib.nullcontext():
+        return _run_family(graph, variant, options, record)
+
+
+def _run_family(graph: Graph, variant: Variant, options: Options, record: bool):
     if record and not records_family_forest(variant):
         raise InvalidVariantError(
             f"algorithm={str(variant)!r} cannot record a spanning forest on the CPU; see "
