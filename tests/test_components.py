@@ -55,8 +55,10 @@ def check_zoo_graph(device: str, variant, name: str) -> None:
     np.testing.assert_array_equal(canonical_labels(roots)[1], ref_labels, err_msg=name)
 
 
-#: Graphs every CPU variant also runs with int64 kernels on one thread.
-ONE_THREAD_INT64 = (
+#: Graphs every CPU variant also runs with int64 kernels, on one thread and forced
+#: onto all of numba's threads (the zoo's graphs are below Options.parallel_min_edges,
+#: so the default runs them on one thread).
+SMALL_ZOO = (
     "isolated",
     "duplicates",
     "two_cliques",
@@ -66,27 +68,28 @@ ONE_THREAD_INT64 = (
 )
 
 
+def _check_roots(variant, name: str, options: Options) -> None:
+    src, dst, n = ZOO[name]
+    count, roots = concomp.connected_components(
+        (src, dst), num_nodes=n, device="cpu", algorithm=variant, canonical=False, options=options
+    )
+    assert roots.dtype == np.dtype(options.index_dtype or np.int32), name
+    ref_count, ref_labels = reference_components(src, dst, n)
+    assert count == ref_count, name
+    np.testing.assert_array_equal(roots, _min_vertex_roots(ref_labels, ref_count), name)
+
+
 @pytest.mark.parametrize("variant", CPU_VARIANTS, ids=str)
 def test_zoo_cpu(variant):
     # one item per variant (419 of them): the zoo loops inside to keep collection cheap
     for name in ZOO:
         check_zoo_graph("cpu", variant, name)
-    options = Options(index_dtype="int64")
     with one_thread():
-        for name in ONE_THREAD_INT64:
-            src, dst, n = ZOO[name]
-            count, roots = concomp.connected_components(
-                (src, dst),
-                num_nodes=n,
-                device="cpu",
-                algorithm=variant,
-                canonical=False,
-                options=options,
-            )
-            assert roots.dtype == np.int64, name
-            ref_count, ref_labels = reference_components(src, dst, n)
-            assert count == ref_count, name
-            np.testing.assert_array_equal(roots, _min_vertex_roots(ref_labels, ref_count), name)
+        for name in SMALL_ZOO:
+            _check_roots(variant, name, Options(index_dtype="int64"))
+    for dtype in ("int32", "int64"):
+        for name in SMALL_ZOO:
+            _check_roots(variant, name, Options(index_dtype=dtype, parallel_min_edges=0))
 
 
 @pytest.mark.gpu

@@ -194,8 +194,8 @@ def test_cpu_family_variant_matches_scipy(variant, dtype, threads, cpu_graphs):
     from concomp._cpu.families import run_family
     from concomp._cpu.unionfind import one_thread
 
-    # parallel_rounds_min_edges=0: the small graphs run in parallel too
-    options = Options(index_dtype=np.dtype(dtype).name, parallel_rounds_min_edges=0)
+    # parallel_min_edges=0: the small graphs run in parallel too
+    options = Options(index_dtype=np.dtype(dtype).name, parallel_min_edges=0)
     with one_thread() if threads == "one" else contextlib.nullcontext():
         for name, g, want in cpu_graphs:
             roots, hook = run_family(g, variant, options)

@@ -15,7 +15,6 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components as scipy_cc
 
 import concomp
-from concomp._rules import union_rules_for
 from concomp._cpu import streaming as cpu_streaming
 from concomp._gpu.streaming import (
     MIN_CHUNK_EDGES,
@@ -25,6 +24,7 @@ from concomp._gpu.streaming import (
     should_stream,
     streaming_variant_of,
 )
+from concomp._rules import union_rules_for
 from concomp._shared import staging
 from concomp.errors import (
     DeviceMemoryError,

@@ -24,8 +24,6 @@ Cong & Muzio (Euro-Par 2014); Jaiganesh & Burtscher (ECL-CC, 2017); Liu & Tarjan
 
 from __future__ import annotations
 
-import contextlib
-
 import numba as nb
 import numpy as np
 
@@ -38,7 +36,7 @@ from . import families_csr, families_edges
 from .bfs import bfs_components
 from .ecl import ecl_af_roots, ecl_roots
 from .family_state import Labels, relabel_edges
-from .unionfind import UnionFindRun, flatten, one_thread, rename_to_min, state_dtype
+from .unionfind import UnionFindRun, flatten, rename_to_min, state_dtype, threads_for
 
 __all__ = ["parallel_threads", "records_family_forest", "run_family"]
 
@@ -65,11 +63,10 @@ def records_family_forest(variant: Variant) -> bool:
 def run_family(graph: Graph, variant: Variant, options: Options, record: bool = False):
     """Run a min-based family or Stages; ``(roots, hook or None)``.
 
-    Graphs with fewer than ``options.parallel_rounds_min_edges`` edges run on one
+    Graphs with fewer than ``options.parallel_min_edges`` edges run on one
     thread (a round on a small graph costs less than a parallel region).
     """
-    small = graph.num_edges < options.parallel_rounds_min_edges
-    with one_thread() if small else contextlib.nullcontext():
+    with threads_for(graph, options):
         return _run_family(graph, variant, options, record)
 
 

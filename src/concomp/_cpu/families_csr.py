@@ -16,8 +16,8 @@ import numpy as np
 
 from .._shared.threads import serialized
 from .atomics import atomic_add, atomic_load, atomic_min, cas
-from .family_state import _shortcut_full
 from .families_edges import sv_hook
+from .family_state import _shortcut_full
 
 __all__ = ["afforest", "label_propagation", "shiloach_vishkin_csr"]
 

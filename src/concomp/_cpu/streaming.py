@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from .._rules import union_rule
 from .._shared.staging import INT32_IDS, RangeCheck
 from ..graph import Graph
 from ..options import Options
 from ..variants import Finish, Layout, Sampling, Variant
 from .components import canonical_labels
-from .._rules import union_rule
 from .rules import aux_for, unite_for
 from .unionfind import coo_unite, flatten, rename_to_min
 

@@ -44,6 +44,7 @@ __all__ = [
     "rename_to_min",
     "rows_unite",
     "state_dtype",
+    "threads_for",
 ]
 
 _INT32_MAX = np.iinfo(np.int32).max
@@ -209,6 +210,13 @@ def one_thread() -> Iterator[None]:
         nb.set_num_threads(before)
 
 
+def threads_for(graph: Graph, options: Options) -> contextlib.AbstractContextManager:
+    """:func:`one_thread` for graphs below ``options.parallel_min_edges``, else nothing."""
+    if graph.num_edges < options.parallel_min_edges:
+        return one_thread()
+    return contextlib.nullcontext()
+
+
 class UnionFindRun:
     """One run of a union-find variant: parents, the rule's auxiliary array, forest hooks.
 
@@ -313,10 +321,12 @@ class UnionFindRun:
         return self.p
 
     def execute(self) -> np.ndarray:
+        """Every phase (on one thread for a graph below ``options.parallel_min_edges``)."""
         if self.n == 0:
             return self.p
-        if self.v.sampling == Sampling.NONE:
-            self.finish(0, -1)
-        else:
-            self.finish(*self.sample())
-        return self.roots()
+        with threads_for(self.g, self.options):
+            if self.v.sampling == Sampling.NONE:
+                self.finish(0, -1)
+            else:
+                self.finish(*self.sample())
+            return self.roots()
