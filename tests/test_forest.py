@@ -61,17 +61,27 @@ def _graph(name: str) -> Graph:
     return Graph.from_edges(s, d, n)
 
 
+#: The zoo's graphs are below Options.parallel_min_edges (the default runs them on one
+#: thread); the other two settings force all of numba's threads, with int32 and int64 state.
+CPU_FOREST_OPTIONS = {
+    "default": Options(),
+    "parallel": Options(parallel_min_edges=0),
+    "parallel-int64": Options(parallel_min_edges=0, index_dtype="int64"),
+}
+
+
+@pytest.mark.parametrize("setting", list(CPU_FOREST_OPTIONS))
 @pytest.mark.parametrize("variant", CPU_VARIANTS, ids=str)
-def test_every_cpu_variant_on_the_zoo(variant) -> None:
+def test_every_cpu_variant_on_the_zoo(variant, setting) -> None:
     for name in ZOO:
         g = _graph(name)
-        f = spanning_forest(g, device="cpu", algorithm=variant)
+        f = spanning_forest(g, device="cpu", algorithm=variant, options=CPU_FOREST_OPTIONS[setting])
         assert isinstance(f.edge_ids, np.ndarray) and f.edge_ids.dtype == np.int64
         assert np.all(np.diff(f.edge_ids) > 0), name
         try:
             assert_spanning_forest(g, f)
         except AssertionError as exc:
-            raise AssertionError(f"{name} {variant}: {exc}") from exc
+            raise AssertionError(f"{name} {variant} {setting}: {exc}") from exc
 
 
 @pytest.mark.parametrize("algorithm", ["auto", "afforest", "rem", "union-find"])

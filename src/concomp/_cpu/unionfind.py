@@ -87,13 +87,6 @@ def rename_to_min(p: np.ndarray) -> None:
     _apply_minimum(p, minv)
 
 
-@nb.njit(cache=True, inline="always")
-def _edge(p, aux, v, w, j, eids, hook, record, unite):
-    r = unite(p, aux, v, w)
-    if record and r >= 0:
-        hook[r] = eids[j]
-
-
 @serialized
 @nb.njit(cache=True, parallel=True)
 def coo_unite(p, aux, src, dst, lmax, hook, record, unite):
@@ -124,45 +117,46 @@ def rows_unite(p, aux, indptr, indices, eids, hook, record, mode, k, scan, lmax,
     - KOUT_LOWER: its first ``k`` entries ``w < v`` among the first ``scan``;
     - HB: if its first neighbour is not smaller (hook-based sampling did not hook
       it), entries ``0 .. k``.
+
+    Every mode is one range of positions and filters, so the loop has one call of
+    ``unite``: numba inlines the rule once, which keeps each rule's compile short.
     """
     n = indptr.shape[0] - 1
     for i in nb.prange(n):
         v = np.int64(i)
         b, e = indptr[v], indptr[v + 1]
+        start, end, limit = b, e, e - b
+        lower = mode == LOWER or mode == KOUT_LOWER
+        inside = (mode == FINISH or mode == ANY) and lmax >= 0 and atomic_load(p, v) == lmax
         if mode == FINISH or mode == ANY:
-            inside = lmax >= 0 and atomic_load(p, v) == lmax
             if inside and mode == FINISH:
                 continue
-            for j in range(b + k, e):
-                w = indices[j]
-                if inside and atomic_load(p, w) == lmax:
-                    continue
-                _edge(p, aux, v, w, j, eids, hook, record, unite)
-        elif mode == LOWER:
-            for j in range(b, e):
-                if indices[j] < v:
-                    _edge(p, aux, v, indices[j], j, eids, hook, record, unite)
+            start = b + k
         elif mode == KOUT:
-            for j in range(b, min(e, b + k)):
-                _edge(p, aux, v, indices[j], j, eids, hook, record, unite)
+            end = min(e, b + k)
         elif mode == KOUT_LOWER:
-            found = 0
-            for j in range(b, min(e, b + scan)):
-                if found == k:
-                    break
-                if indices[j] < v:
-                    found += 1
-                    _edge(p, aux, v, indices[j], j, eids, hook, record, unite)
+            end, limit = min(e, b + scan), k
         elif mode == KOUT_RANDOM:
-            if e > b:
-                for r in range(k):
-                    t = np.uint64(v * k + r) ^ np.uint64(KOUTR_SEED)
-                    j = b + np.int64(mix64(t) % np.uint64(e - b))
-                    _edge(p, aux, v, indices[j], j, eids, hook, record, unite)
+            start, end = 0, k if e > b else 0
         elif mode == HB:
-            if e > b and indices[b] >= v:
-                for j in range(b, min(e, b + 1 + k)):
-                    _edge(p, aux, v, indices[j], j, eids, hook, record, unite)
+            if e == b or indices[b] < v:
+                continue
+            end = min(e, b + 1 + k)
+        found = 0
+        for t in range(start, end):
+            j = t
+            if mode == KOUT_RANDOM:
+                draw = mix64(np.uint64(v * k + t) ^ np.uint64(KOUTR_SEED))
+                j = b + np.int64(draw % np.uint64(e - b))
+            w = indices[j]
+            if (lower and w >= v) or (inside and atomic_load(p, w) == lmax):
+                continue
+            if found == limit:
+                break
+            found += 1
+            r = unite(p, aux, v, w)
+            if record and r >= 0:
+                hook[r] = eids[j]
 
 
 @serialized
