@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 import concomp
 from concomp import all_variants
+from concomp._cpu.unionfind import one_thread
 from concomp.errors import DeviceUnavailableError, InvalidGraphError
 from concomp.options import Options
 from concomp.testing import (
@@ -54,10 +55,41 @@ def check_zoo_graph(device: str, variant, name: str) -> None:
     np.testing.assert_array_equal(canonical_labels(roots)[1], ref_labels, err_msg=name)
 
 
-@pytest.mark.parametrize("name", list(ZOO))
+#: Graphs every CPU variant also runs with int64 kernels, on one thread and forced
+#: onto all of numba's threads (the zoo's graphs are below Options.parallel_min_edges,
+#: so the default runs them on one thread).
+SMALL_ZOO = (
+    "isolated",
+    "duplicates",
+    "two_cliques",
+    "many_small",
+    "gnm_2000_2000",
+    "hd_grid_snake",
+)
+
+
+def _check_roots(variant, name: str, options: Options) -> None:
+    src, dst, n = ZOO[name]
+    count, roots = concomp.connected_components(
+        (src, dst), num_nodes=n, device="cpu", algorithm=variant, canonical=False, options=options
+    )
+    assert roots.dtype == np.dtype(options.index_dtype or np.int32), name
+    ref_count, ref_labels = reference_components(src, dst, n)
+    assert count == ref_count, name
+    np.testing.assert_array_equal(roots, _min_vertex_roots(ref_labels, ref_count), name)
+
+
 @pytest.mark.parametrize("variant", CPU_VARIANTS, ids=str)
-def test_zoo_cpu(variant, name):
-    check_zoo_graph("cpu", variant, name)
+def test_zoo_cpu(variant):
+    # one item per variant (419 of them): the zoo loops inside to keep collection cheap
+    for name in ZOO:
+        check_zoo_graph("cpu", variant, name)
+    with one_thread():
+        for name in SMALL_ZOO:
+            _check_roots(variant, name, Options(index_dtype="int64"))
+    for dtype in ("int32", "int64"):
+        for name in SMALL_ZOO:
+            _check_roots(variant, name, Options(index_dtype=dtype, parallel_min_edges=0))
 
 
 @pytest.mark.gpu

@@ -1,5 +1,6 @@
-"""The families beyond union-find: CPU (ECL-CC, ECL_af, parallel Rem, the CAS
-intrinsic) in CI, and every GPU min-based / Stages variant against SciPy.
+"""The families beyond union-find: every CPU min-based / Stages variant (int32 and int64
+kernels, one thread and all threads), ECL-CC's kernels and the atomic intrinsics in
+CI, and every GPU min-based / Stages variant against SciPy.
 
 GPU tests are marked ``gpu`` one by one (the CPU tests here must run in CI) and
 skip with the reason where CuPy or a device is missing.
@@ -7,6 +8,7 @@ skip with the reason where CuPy or a device is missing.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -136,7 +138,7 @@ def test_cas_intrinsic_is_atomic_under_prange(nb, dtype):
     assert a[0] == values.min()
 
 
-# ------------------------------------------------------------------ CPU: ECL-CC, ECL_af, Rem
+# ------------------------------------------------------------------ CPU: ECL-CC and the families
 def _csr(src, dst, n, dtype):
     g = concomp.Graph.from_edges(src, dst, n)
     indptr, indices, _ = g.undirected_csr()
@@ -165,77 +167,100 @@ def test_cpu_ecl_serial_parallel_and_af_match_scipy(nb, dtype):
             np.testing.assert_array_equal(got, want, err_msg=f"{name} {label}")
 
 
+def _cpu_graph_cases():
+    """The CPU zoo and the random graphs, as Graph objects (built once)."""
+    return [
+        (name, concomp.Graph.from_edges(s, d, n), _min_roots(s, d, n))
+        for name, (s, d, n) in _cpu_cases()
+    ]
+
+
+CPU_FAMILY_VARIANTS = [
+    v for v in all_variants("cpu") if v.family == "minbased" or v.sampling.value == "stages"
+]
+
+
+@pytest.fixture(scope="module")
+def cpu_graphs():
+    return _cpu_graph_cases()
+
+
+@pytest.mark.parametrize("threads", ["one", "all"])
 @pytest.mark.parametrize("dtype", [np.int32, np.int64], ids=["int32", "int64"])
-def test_cpu_ecl_after_kout_sampling(nb, dtype):
-    from concomp._cpu.ecl import ecl_roots
-    from concomp._cpu.rules import unite_for
-    from concomp._cpu.unionfind import flatten, kout_round, most_frequent_root
+@pytest.mark.parametrize("variant", CPU_FAMILY_VARIANTS, ids=str)
+def test_cpu_family_variant_matches_scipy(variant, dtype, threads, cpu_graphs):
+    """Every min-based family and Stages on the CPU, int32 and int64 kernels, on one
+    thread and on all of numba's threads."""
+    from concomp._cpu.families import run_family
+    from concomp._cpu.unionfind import one_thread
 
-    for name, (s, d, n) in _cpu_cases():
-        indptr, indices = _csr(s, d, n, dtype)
-        for parallel in (False, True):
-            p = np.arange(n, dtype=dtype)
-            for r in range(2):
-                kout_round(p, indptr, indices, r, unite_for("async", "halve"))
-            flatten(p)
-            got = ecl_roots(
-                indptr,
-                indices,
-                parallel=parallel,
-                labels=p,
-                lmax=most_frequent_root(p, Options()),
-                k0=2,
-            )
-            np.testing.assert_array_equal(got, _min_roots(s, d, n), err_msg=name)
+    # parallel_min_edges=0: the small graphs run in parallel too
+    options = Options(index_dtype=np.dtype(dtype).name, parallel_min_edges=0)
+    with one_thread() if threads == "one" else contextlib.nullcontext():
+        for name, g, want in cpu_graphs:
+            roots, hook = run_family(g, variant, options)
+            assert hook is None
+            assert roots.dtype == dtype and roots.shape == (g.num_nodes,), (name, str(variant))
+            np.testing.assert_array_equal(roots, want, err_msg=f"{name} {variant}")
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int64], ids=["int32", "int64"])
-def test_cpu_parallel_rem_matches_serial_rem(nb, dtype):
-    from concomp._cpu.families import rem_cas_roots
-    from concomp._cpu.rules import unite_for
-    from concomp._cpu.unionfind import coo_union, flatten
-
-    for name, (s, d, n) in _cpu_cases():
-        g = concomp.Graph.from_edges(s.astype(dtype), d.astype(dtype), n)
-        got = rem_cas_roots(g)
-        np.testing.assert_array_equal(got, _min_roots(s, d, n), err_msg=name)
-        serial = np.arange(n, dtype=g.index_dtype)  # the serial none-rem_cas-splice-coo
-        coo_union(serial, *g.coo(), unite_for("rem_cas", "splice"))
-        flatten(serial)
-        np.testing.assert_array_equal(got, serial, err_msg=name)
-        assert got.dtype == serial.dtype
+def test_cpu_and_gpu_run_the_same_variants():
+    assert all_variants("cpu") == all_variants("gpu")
+    assert {v.finish for v in all_variants("cpu")} == set(concomp.variants.Finish)
+    assert {v.sampling for v in all_variants("cpu")} == set(concomp.variants.Sampling)
 
 
-def test_cpu_variants_through_public_api(nb):
-    mine = [v for v in all_variants("cpu") if v.finish.value in ("ecl", "ecl_af")]
-    assert {str(v) for v in mine} == {
-        "none-ecl-jump-csr",
-        "kout-ecl-jump-csr",
-        "koutl-ecl-jump-csr",
-        "none-ecl_af-jump-csr",
-    }
-    for name, (s, d, n) in CPU_GRAPHS.items():
-        count, labels = _reference(s, d, n)
-        for v in mine:
-            got_count, got = concomp.connected_components(
-                (s, d), num_nodes=n, device="cpu", algorithm=v
-            )
-            assert got_count == count, (name, str(v))
-            np.testing.assert_array_equal(got, labels, err_msg=f"{name} {v}")
-
-
-def test_cpu_families_dispatch(nb):
-    from concomp._cpu import families
-
+def test_cpu_presets_through_public_api():
     s, d, n = CPU_GRAPHS["critical"]
-    g = concomp.Graph.from_edges(s, d, n)
-    want = _min_roots(s, d, n)
-    for alg in ("ecl", "ecl_af", "kout-ecl-jump-csr", "none-rem_cas-splice-coo"):
-        np.testing.assert_array_equal(
-            families.component_roots(g, Variant.parse(alg), Options()), want
+    count, labels = _reference(s, d, n)
+    for name in sorted(PRESETS):
+        got_count, got = concomp.connected_components(
+            (s, d), num_nodes=n, device="cpu", algorithm=name
         )
-    with pytest.raises(InvalidVariantError, match="cpu engine"):
-        families.component_roots(g, Variant.parse("none-lt-prfa-coo"), Options())
+        assert got_count == count, name
+        np.testing.assert_array_equal(got, labels, err_msg=name)
+
+
+def test_cpu_symmetric_csr_input():
+    """A symmetric CSR is used as it is (no symmetrised copy) by every kind of run."""
+    s, d, n = CPU_GRAPHS["dense"]
+    a = sp.coo_matrix((np.ones(len(s)), (s, d)), shape=(n, n)).tocsr()
+    a = (a + a.T).tocsr()
+    g = concomp.Graph.from_csr(a.indptr, a.indices, n, symmetric=True)
+    want = _min_roots(s, d, n)
+    for alg in (
+        "soman",
+        "stages-rem_cas-splice-coo",
+        "stages-sv-compress-csr",
+        "hb-lt-eusa-coo",
+        "kout-ecl-jump-csr",
+        "bfs-lp-min-csr",
+        "koutr-jtb-split-csr",
+        "hb-rem_lock-halve-csr",
+    ):
+        roots = concomp.connected_components(g, device="cpu", algorithm=alg, canonical=False)[1]
+        np.testing.assert_array_equal(roots, want, err_msg=alg)
+
+
+def test_cpu_directed_csr_input_is_not_symmetrised_for_union_find():
+    """A CSR given by a caller (not symmetric) runs union-find over its stored entries."""
+    s, d, n = CPU_GRAPHS["sparse"]
+    a = sp.coo_matrix((np.ones(len(s)), (s, d)), shape=(n, n)).tocsr()
+    g = concomp.Graph.from_csr(a.indptr, a.indices, n)
+    want = _min_roots(s, d, n)
+    for alg in ("none-hooks-split-csr", "hb-early-halve-csr", "bfs-async-halve-csr"):
+        roots = concomp.connected_components(g, device="cpu", algorithm=alg, canonical=False)[1]
+        np.testing.assert_array_equal(roots, want, err_msg=alg)
+    assert g._ucsr is None
+
+
+def test_cpu_family_forest_request_is_refused():
+    from concomp._cpu.families import run_family
+
+    g = concomp.Graph.from_edges(np.array([0]), np.array([1]), 2)
+    for alg in ("none-lt-pufa-coo", "ecl_af", "lp", "stages-sv-compress-coo"):
+        with pytest.raises(InvalidVariantError, match="spanning forest"):
+            run_family(g, Variant.parse(alg), DEFAULTS, record=True)
 
 
 # ------------------------------------------------------------------ registry and host logic

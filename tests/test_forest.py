@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from concomp._gpu.forest import records_forest
+from concomp._rules import UNION_RULES
 from concomp.errors import InvalidVariantError
 from concomp.forest import (
     SpanningForest,
@@ -60,17 +61,27 @@ def _graph(name: str) -> Graph:
     return Graph.from_edges(s, d, n)
 
 
+#: The zoo's graphs are below Options.parallel_min_edges (the default runs them on one
+#: thread); the other two settings force all of numba's threads, with int32 and int64 state.
+CPU_FOREST_OPTIONS = {
+    "default": Options(),
+    "parallel": Options(parallel_min_edges=0),
+    "parallel-int64": Options(parallel_min_edges=0, index_dtype="int64"),
+}
+
+
+@pytest.mark.parametrize("setting", list(CPU_FOREST_OPTIONS))
 @pytest.mark.parametrize("variant", CPU_VARIANTS, ids=str)
-def test_every_cpu_variant_on_the_zoo(variant) -> None:
+def test_every_cpu_variant_on_the_zoo(variant, setting) -> None:
     for name in ZOO:
         g = _graph(name)
-        f = spanning_forest(g, device="cpu", algorithm=variant)
+        f = spanning_forest(g, device="cpu", algorithm=variant, options=CPU_FOREST_OPTIONS[setting])
         assert isinstance(f.edge_ids, np.ndarray) and f.edge_ids.dtype == np.int64
         assert np.all(np.diff(f.edge_ids) > 0), name
         try:
             assert_spanning_forest(g, f)
         except AssertionError as exc:
-            raise AssertionError(f"{name} {variant}: {exc}") from exc
+            raise AssertionError(f"{name} {variant} {setting}: {exc}") from exc
 
 
 @pytest.mark.parametrize("algorithm", ["auto", "afforest", "rem", "union-find"])
@@ -105,7 +116,9 @@ def test_directed_input_gives_the_weak_forest() -> None:
 
 
 def test_the_forest_variant_lists() -> None:
-    assert {str(v.finish) for v in CPU_VARIANTS} == {"async", "rem_cas"}
+    root_based = {"sv", "lt", "ecl", "afforest", "graft", "graft_updt", "soman", "bfs_cc"}
+    assert {str(v.finish) for v in CPU_VARIANTS} == set(UNION_RULES) | root_based
+    assert {str(v.compress)[1] for v in CPU_VARIANTS if str(v.finish) == "lt"} == {"r"}
     gpu_finishes = {str(v.finish) for v in all_variants("gpu") if is_forest_variant(v, "gpu")}
     assert {"async", "early", "hooks", "rem_cas", "rem_lock", "jtb"} <= gpu_finishes
     assert not any(str(v.sampling) == "stages" for v in GPU_FOREST_VARIANTS)
@@ -116,21 +129,21 @@ def test_the_forest_variant_lists() -> None:
 @pytest.mark.parametrize(
     "algorithm",
     [
-        "none-sv-compress-csr",
         "none-lp-min-csr",
-        "none-soman-jump-coo",
-        "none-ecl-jump-csr",
+        "kout-stergiou-min-coo",
+        "none-ecl_af-jump-csr",
         "stages-async-halve-coo",
+        "stages-graft-shortcut-coo",
     ],
 )
 def test_min_based_families_are_refused(algorithm: str) -> None:
-    with pytest.raises(InvalidVariantError, match=r"not root-based.*'async'.*'rem_cas'"):
+    with pytest.raises(InvalidVariantError, match=r"not root-based.*'async'.*'rem_cas'.*'sv'"):
         spanning_forest(_graph("path"), device="cpu", algorithm=algorithm)
 
 
-def test_variant_missing_on_the_engine_is_refused() -> None:
-    with pytest.raises(InvalidVariantError, match="not implemented by the cpu engine"):
-        spanning_forest(_graph("path"), device="cpu", algorithm="hb-jtb-split-csr")
+def test_liu_tarjan_update_rule_is_refused_with_the_root_update_one_named() -> None:
+    with pytest.raises(InvalidVariantError, match=r"update rule 'u'.*'hb-lt-prfa-coo'"):
+        spanning_forest(_graph("path"), device="cpu", algorithm="hb-lt-pufa-coo")
 
 
 # --------------------------------------------------------------------------- the checker

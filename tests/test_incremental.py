@@ -237,8 +237,11 @@ def test_empty_batches_and_scalars() -> None:
 def test_bad_algorithm_and_device(gpu_available: bool) -> None:
     with pytest.raises(InvalidVariantError, match="Legal choices: none-async-naive-coo"):
         IncrementalConnectivity(device="cpu", algorithm="kout-async-halve-csr")
-    with pytest.raises(InvalidVariantError):
-        IncrementalConnectivity(device="cpu", algorithm="none-hooks-split-coo")
+    with pytest.raises(InvalidVariantError, match="not an incremental rule"):
+        IncrementalConnectivity(device="cpu", algorithm="none-jtb-split-coo")
+    # the CPU runs every rule the GPU's incremental engine has, and Rem's splice besides
+    # (its batches link on one thread)
+    assert set(legal_algorithms("gpu")) < set(legal_algorithms("cpu"))
     assert "none-rem_cas-splice-coo" in legal_algorithms("cpu")
     assert "none-rem_cas-splice-coo" not in legal_algorithms("gpu")
     if not gpu_available:

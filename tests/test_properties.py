@@ -13,6 +13,7 @@ from scipy.sparse import csgraph as scipy_csgraph
 import concomp
 from concomp import all_variants, csgraph
 from concomp.components import canonical_labels
+from concomp.options import Options
 from concomp.testing import (
     assert_same_partition,
     reference_components,
@@ -49,11 +50,22 @@ def _same(got, want):
 
 
 # --------------------------------------------------------------------------- core API
-@given(graph=edge_lists(), dtype=ID_DTYPES, variant=st.sampled_from(all_variants("cpu")))
-def test_every_cpu_variant_matches_scipy(graph, dtype, variant):
+@given(
+    graph=edge_lists(),
+    dtype=ID_DTYPES,
+    variant=st.sampled_from(all_variants("cpu")),
+    parallel=st.booleans(),
+)
+def test_every_cpu_variant_matches_scipy(graph, dtype, variant, parallel):
     src, dst, n = graph
+    # parallel: these small graphs run on all of numba's threads (by default: on one)
+    options = Options(parallel_min_edges=0) if parallel else None
     got = concomp.connected_components(
-        (src.astype(dtype), dst.astype(dtype)), num_nodes=n, device="cpu", algorithm=variant
+        (src.astype(dtype), dst.astype(dtype)),
+        num_nodes=n,
+        device="cpu",
+        algorithm=variant,
+        options=options,
     )
     _same(got, reference_components(src, dst, n))
 

@@ -54,17 +54,19 @@ struct UniteToy {
 TOY_NUMBA = '''
 
 def union_toy(find):
-    """Toy rule of tests/test_rules.py: the larger root goes under the smaller."""
+    """Toy rule of tests/test_rules.py: CAS the larger root under the smaller."""
 
     @nb.njit(cache=True, inline="always")
-    def unite(p, u, v):
-        ru = find(p, u)
-        rv = find(p, v)
-        if ru == rv:
-            return -1
-        hi = max(ru, rv)
-        p[hi] = min(ru, rv)
-        return hi
+    def unite(p, aux, u, v):
+        while True:
+            ru = find(p, u)
+            rv = find(p, v)
+            if ru == rv:
+                return -1
+            hi, lo = max(ru, rv), min(ru, rv)
+            if cas(p, hi, hi, lo) == hi:
+                return hi
+            u, v = hi, lo
 
     return unite
 '''

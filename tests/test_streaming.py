@@ -24,6 +24,7 @@ from concomp._gpu.streaming import (
     should_stream,
     streaming_variant_of,
 )
+from concomp._rules import union_rules_for
 from concomp._shared import staging
 from concomp.errors import (
     DeviceMemoryError,
@@ -60,17 +61,14 @@ def assert_same(result, src, dst, n):
 
 
 # ----------------------------------------------------------------------------- CPU engine
-@pytest.mark.parametrize(
-    "algorithm",
-    [
-        "auto",
-        "rem",
-        "union-find",
-        "none-async-naive-coo",
-        "none-async-compress-coo",
-        "none-rem_cas-split-coo",
-    ],
-)
+#: Every union rule the CPU streams with (its first find rule), and the presets.
+CPU_STREAM_ALGORITHMS = ["auto", "rem", "union-find", "none-async-compress-coo"] + [
+    str(Variant("none", row.name, row.compress[0], "coo"))
+    for row in union_rules_for("cpu", "streaming")
+]
+
+
+@pytest.mark.parametrize("algorithm", CPU_STREAM_ALGORITHMS)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_cpu_many_chunks_match_scipy(seed, algorithm):
     src, dst, n = random_graph(seed)
@@ -299,8 +297,10 @@ def test_variants_and_arguments_that_cannot_stream():
     for bad in ("kout-async-halve-csr", "afforest", "none-async-halve-csr", "none-sv-compress-coo"):
         with pytest.raises(InvalidVariantError, match="cannot stream"):
             stream_components([], 3, device="cpu", algorithm=bad)
-    with pytest.raises(InvalidVariantError, match="cpu engine"):
-        stream_components([], 3, device="cpu", algorithm="none-jtb-split-coo")
+    # both engines stream with every union rule of the registry
+    assert {r.name for r in union_rules_for("cpu", "streaming")} == {
+        r.name for r in union_rules_for("gpu", "streaming")
+    }
     for kw in ({"max_device_bytes": 0}, {"chunk_edges": -5}, {"chunk_edges": 1.5}):
         with pytest.raises(InvalidGraphError, match="positive int"):
             stream_components([], 3, device="cpu", **kw)

@@ -141,18 +141,19 @@ FIND_RULES: dict[str, FindRule] = {
 }
 
 _ALL = frozenset(DRIVERS)
-_CPU = {"cpu": _ALL}
+_BOTH = {"cpu": _ALL, "gpu": _ALL}
 _UF4 = ("naive", "split", "halve", "compress")
 _REM3 = ("split", "halve", "splice")
+# JTB's roots are renamed to the component minimum after a run, which the incremental
+# engines' persistent state has no step for
+_NO_INCREMENTAL = frozenset({"static", "forest", "streaming"})
 
 UNION_RULES: dict[str, UnionRule] = {
     row.name: row
     for row in (
-        UnionRule(
-            "async", _UF4, "UniteAsync<{find}>", "union_async", drivers={**_CPU, "gpu": _ALL}
-        ),
-        UnionRule("early", _UF4, "UniteEarly<{find}>", None, drivers={"gpu": _ALL}),
-        UnionRule("hooks", _UF4, "UniteHooks<{find}>", None, aux=True, drivers={"gpu": _ALL}),
+        UnionRule("async", _UF4, "UniteAsync<{find}>", "union_async", drivers=_BOTH),
+        UnionRule("early", _UF4, "UniteEarly<{find}>", "union_early", drivers=_BOTH),
+        UnionRule("hooks", _UF4, "UniteHooks<{find}>", "union_hooks", aux=True, drivers=_BOTH),
         UnionRule(
             "rem_cas",
             _REM3,
@@ -160,35 +161,46 @@ UNION_RULES: dict[str, UnionRule] = {
             "union_rem",
             walks_rem=True,
             unsafe_concurrent_forest=("splice",),
-            drivers={**_CPU, "gpu": _ALL},
+            drivers=_BOTH,
         ),
         UnionRule(
             "rem_lock",
             _REM3,
             "UniteRem<{rem}, true>",
-            None,
+            "union_rem_lock",
             walks_rem=True,
             aux=True,
             unsafe_concurrent_forest=("splice",),
-            drivers={"gpu": _ALL},
+            drivers=_BOTH,
         ),
         UnionRule(
             "jtb",
             ("naive", "split"),
             "UniteJTB<{split}>",
-            None,
+            "union_jtb",
             packed=True,
             reroots=True,
-            drivers={"gpu": frozenset({"static", "forest", "streaming"})},
+            drivers={"cpu": _NO_INCREMENTAL, "gpu": _NO_INCREMENTAL},
         ),
     )
 }
 
 
 #: Finish families other than the union-find rules that record a spanning forest, and
-#: on which engines: Soman et al.'s hooking, whose winning edge per tree is its
-#: spanning-tree edge (Soman, Kishore & Narayanan, section 3).
-FOREST_FAMILIES: dict[str, frozenset[str]] = {"soman": frozenset({"gpu"})}
+#: on which engines. Soman et al.'s hooking, whose winning edge per tree is its
+#: spanning-tree edge (Soman, Kishore & Narayanan, section 3). On the CPU also
+#: GConn's root-based families, each root hooked once (by a compare-and-swap) and
+#: recording the edge that hooked it: Shiloach-Vishkin, the root-update Liu-Tarjan
+#: rules (``concomp._cpu.families.records_family_forest`` picks those), ECL-CC
+#: (its init hooks too), Afforest, Cong & Muzio's CC and CC-updt; and BFS-CC, whose
+#: BFS trees are the forest. Not ECL_af (its plain-store hooks may be overwritten),
+#: Stergiou or label propagation (labels, not roots, move between trees).
+_CPU_GPU = frozenset({"cpu", "gpu"})
+_CPU_ONLY = frozenset({"cpu"})
+FOREST_FAMILIES: dict[str, frozenset[str]] = {
+    "soman": _CPU_GPU,
+    **{f: _CPU_ONLY for f in ("sv", "lt", "ecl", "afforest", "graft", "graft_updt", "bfs_cc")},
+}
 
 
 def union_rule(name: object) -> UnionRule:

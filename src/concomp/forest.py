@@ -29,7 +29,7 @@ from ._rules import FOREST_FAMILIES, union_rules_for
 from .errors import InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options
-from .variants import PRESETS, UNION_FIND, Sampling, Variant, resolve_variant
+from .variants import PRESETS, UNION_FIND, Finish, Sampling, Variant, resolve_variant
 
 __all__ = ["SpanningForest", "is_forest_variant", "spanning_forest"]
 
@@ -98,12 +98,14 @@ def spanning_forest(
         Engine, chosen as for :func:`concomp.connected_components`.
     algorithm : str or Variant
         ``"auto"``, a preset or a variant string whose finish records a forest
-        on the engine: the root-based union-find rules (``async``, ``early``,
-        ``hooks``, ``rem_cas``, ``rem_lock``, ``jtb`` where the engine has them;
-        on the GPU not with Rem's ``splice``, which run concurrently moves
-        subtrees without a root link) and, on the GPU, ``soman``; any sampler but
-        Stages, e.g. ``"kout-async-halve-csr"`` (see
-        ``concomp.all_variants(device)`` and :func:`is_forest_variant`).
+        on the engine, with any sampler but Stages, e.g. ``"kout-async-halve-csr"``
+        (see ``concomp.all_variants(device)`` and :func:`is_forest_variant`): the
+        root-based union-find rules (``async``, ``early``, ``hooks``, ``rem_cas``,
+        ``rem_lock``, ``jtb``; on the GPU not with Rem's ``splice``, which run
+        concurrently moves subtrees without a root link) and ``soman``; on the CPU
+        also GConn's root-based families ``sv``, ``lt`` with a root-update rule
+        (second letter ``r``), ``ecl``, ``afforest``, ``graft``, ``graft_updt``
+        and ``bfs_cc``.
     num_nodes : int, optional
         Vertex count for edge-list input (default max id + 1).
     options : concomp.options.Options, optional
@@ -116,8 +118,8 @@ def spanning_forest(
     -------
     SpanningForest
         ``num_nodes - num_components`` edges, ascending by input edge id.
-        Which spanning forest is returned depends on the algorithm (and, on the
-        GPU, on thread timing); every one is acyclic and spans each component.
+        Which spanning forest is returned depends on the algorithm and on thread
+        timing; every one is acyclic and spans each component.
 
     Raises
     ------
@@ -173,6 +175,14 @@ def forest_variant(g: Graph, algorithm: Any, dev: str, options: Options | None =
     root_based = variant.finish in UNION_FIND or dev in FOREST_FAMILIES.get(
         str(variant.finish), frozenset()
     )
+    if root_based and variant.finish == Finish.LT and variant.sampling != Sampling.STAGES:
+        rule = str(variant.compress)
+        raise InvalidVariantError(
+            f"algorithm={str(variant)!r}: Liu-Tarjan's update rule {rule[1]!r} moves vertices "
+            "that are not roots between trees, so no vertex owns a forest edge. Fix: use a "
+            f"root-update rule (second letter 'r'), e.g. "
+            f"'{variant.sampling}-lt-{rule[0]}r{rule[2:]}-{variant.layout}'."
+        )
     if not root_based or variant.sampling == Sampling.STAGES:
         names = ", ".join(repr(f) for f in finishes)
         raise InvalidVariantError(

@@ -68,6 +68,13 @@ class Options:
     auto_small_entries : int
         GPU ``auto``: graphs with fewer CSR entries than this run the
         unsampled finish (sampling does not pay for itself below it).
+    parallel_min_edges : int
+        CPU: graphs with fewer edges than this run on one thread. Every phase
+        (and every round of the round-based families: SV, Liu-Tarjan, Stergiou,
+        label propagation, Soman, Cong & Muzio, Stages) is a parallel region,
+        whose start and barrier cost more than a small graph's work, and on a
+        small graph of high diameter there are thousands of them. Tests set 0
+        to run small graphs in parallel.
     index_dtype : {None, "int32", "int64"}
         Both engines: the index type of the union-find state and kernels;
         None takes the graph's (int32 while ids fit). Tests run the 64-bit
@@ -106,6 +113,7 @@ class Options:
     one_side_above_bytes: int | None = None
     capture_graphs: bool = True
     auto_small_entries: int = 4_000_000
+    parallel_min_edges: int = 1 << 14
     index_dtype: str | None = None
 
     int32_capacity: int = _INT32_MAX
@@ -128,6 +136,7 @@ class Options:
             "label_samples": 1,
             "one_side_above_bytes": 0,
             "auto_small_entries": 0,
+            "parallel_min_edges": 0,
             "int32_capacity": 1,
             "two_pass_above_bytes": 0,
             "stream_persistent_max": 0,

@@ -193,14 +193,14 @@ def _static_rules(engine: str) -> set[Finish]:
 #: (``_gpu/families*.py``).
 GPU_FINISHES: set[Finish] = (set(Finish) - UNION_FIND) | _static_rules("gpu")
 GPU_SAMPLINGS: set[Sampling] = set(Sampling)
-#: The CPU engine: the union-find rules the registry gives it (one thread), ECL-CC
-#: (in parallel with a compare-and-swap intrinsic, ``_cpu/atomics.py``, when numba
-#: has more than one thread) and ECL_af (in parallel without atomics).
-CPU_SUPPORT: dict[str, tuple] = {
-    "sampling": (Sampling.NONE, Sampling.KOUT, Sampling.KOUT_LOWER),
-    "finish": tuple(sorted(_static_rules("cpu"))) + (Finish.ECL, Finish.ECL_AF),
-    "layout": (Layout.COO, Layout.CSR),
-}
+#: The CPU engine implements the same space: every union-find rule the registry gives
+#: it (``_cpu/unionfind.py``, on all of numba's threads with compare-and-swap links)
+#: and every other family and Stages (``_cpu/families*.py``, as parallel rounds). No
+#: combination is GPU-only: each of them is a well-defined algorithm on any shared-
+#: memory machine (ECL_af and Soman's atomic-free hooking included), so
+#: ``all_variants("cpu") == all_variants("gpu")``.
+CPU_FINISHES: set[Finish] = (set(Finish) - UNION_FIND) | _static_rules("cpu")
+CPU_SAMPLINGS: set[Sampling] = set(Sampling)
 
 _NAME_RE = re.compile(r"^(?P<s>[a-z]+?)(?P<k>\d+)?-(?P<f>[a-z_]+)-(?P<c>[a-z]+)-(?P<l>[a-z]+)$")
 
@@ -334,22 +334,22 @@ class Variant:
         """Whether the engine of ``device`` ("cpu" or "gpu") implements this variant."""
         if device == "gpu":
             return self.finish in GPU_FINISHES and self.sampling in GPU_SAMPLINGS
-        return (
-            self.sampling in CPU_SUPPORT["sampling"]
-            and self.finish in CPU_SUPPORT["finish"]
-            and self.layout in CPU_SUPPORT["layout"]
-        )
+        return self.finish in CPU_FINISHES and self.sampling in CPU_SAMPLINGS
 
 
 def all_variants(device: str = "gpu") -> list[Variant]:
     """Every valid variant that ``device``'s engine implements, in a stable order.
+
+    Both engines implement the whole design space, so the two lists are equal; a
+    variant one engine lacked would be left out of its list, and
+    ``connected_components`` would refuse it with that engine named.
 
     Examples
     --------
     >>> from concomp.variants import all_variants
     >>> len(all_variants("gpu")) >= 200
     True
-    >>> all(v.supported_on("cpu") for v in all_variants("cpu"))
+    >>> all_variants("cpu") == all_variants("gpu")
     True
     """
     if device not in ("cpu", "gpu"):

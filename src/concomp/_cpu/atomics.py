@@ -3,7 +3,8 @@
 numba exposes no CPU atomics, so these are ``@intrinsic`` functions that emit
 LLVM's ``cmpxchg`` and ``load atomic`` on the address of one array element.
 They take 1-d int32 or int64 arrays; other arguments are cast to the array's
-element type.
+element type. :func:`atomic_min` and :func:`atomic_add` are LLVM's ``atomicrmw``
+(the GPU kernels' ``atomicMin`` / ``atomicAdd``).
 
 Examples
 --------
@@ -25,7 +26,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["atomic_load", "cas"]
+__all__ = ["atomic_add", "atomic_load", "atomic_min", "cas"]
 
 _INT_TYPES = (types.int32, types.int64)
 
@@ -70,3 +71,35 @@ def atomic_load(typingctx, arr, idx):
         return builder.load_atomic(ptr, "monotonic", align)
 
     return sig, codegen
+
+
+def _rmw(op: str, doc: str):
+    """An intrinsic ``f(arr, i, value)`` applying ``atomicrmw op`` to ``arr[i]``; returns the
+    value ``arr[i]`` held before (sequentially consistent)."""
+
+    def typer(typingctx, arr, idx, value):
+        if not (_is_int_vector(arr) and isinstance(idx, types.Integer)):
+            return None
+        if not isinstance(value, types.Integer):
+            return None
+        sig = arr.dtype(arr, types.intp, arr.dtype)
+
+        def codegen(context, builder, signature, args):
+            ptr = _element_pointer(context, builder, signature.args[0], args[0], args[1])
+            return builder.atomic_rmw(op, ptr, args[2], "seq_cst")
+
+        return sig, codegen
+
+    typer.__doc__ = doc
+    typer.__name__ = f"atomic_{op}"
+    return intrinsic(typer)
+
+
+atomic_min = _rmw(
+    "min",
+    "``atomic_min(arr, i, v)``: atomically ``arr[i] = min(arr[i], v)`` (signed); returns the "
+    "old value.",
+)
+atomic_add = _rmw(
+    "add", "``atomic_add(arr, i, v)``: atomically ``arr[i] += v``; returns the old value."
+)

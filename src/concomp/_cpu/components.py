@@ -1,11 +1,10 @@
-"""CPU connected components: union-find over COO edges, and Afforest-style k-out sampling
-(the first k neighbours of each vertex, or its first k lower neighbours).
+"""CPU connected components: the engine contract's ``components`` module.
 
-The engine contract's ``components`` module (:mod:`concomp._engine`):
-``component_roots(graph, variant, options)`` returns an array whose entry ``v``
-is the smallest vertex id of ``v``'s component. Union-find variants run here
-with the rule :func:`~concomp._cpu.rules.unite_for` picks from the registry; the
-other families (and the parallel Rem) run in :mod:`~concomp._cpu.families`.
+``component_roots(graph, variant, options)`` (:mod:`concomp._engine`) returns an
+array whose entry ``v`` is the smallest vertex id of ``v``'s component. Union-find
+variants run with the rule :func:`~concomp._cpu.rules.unite_for` picks from the
+registry (:mod:`~concomp._cpu.unionfind`); the other families and Stages in
+:mod:`~concomp._cpu.families`.
 """
 
 from __future__ import annotations
@@ -15,19 +14,8 @@ import numpy as np
 from ..graph import Graph
 from ..options import Options
 from ..variants import Finish, Layout, Sampling, Variant
-from .families import PARALLEL_REM, parallel_threads, rem_cas_roots
-from .families import component_roots as family_roots
-from .rules import unite_for
-from .unionfind import (
-    coo_union,
-    coo_union_skip,
-    csr_finish,
-    csr_finish_any,
-    flatten,
-    most_frequent_root,
-    sample,
-    state_dtype,
-)
+from .families import run_family
+from .unionfind import UnionFindRun
 
 __all__ = ["auto_variant", "canonical_labels", "component_roots", "count_roots"]
 
@@ -35,52 +23,15 @@ _INT32_MAX = np.iinfo(np.int32).max
 
 
 def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndarray:
-    """Smallest vertex id of each vertex's component, computed as ``variant`` says."""
-    if variant.family != "unionfind":
-        return family_roots(graph, variant, options)
-    if variant == PARALLEL_REM and parallel_threads() > 1:
-        # Rem with CAS splicing over COO edges in parallel (same roots as the serial run)
-        return rem_cas_roots(graph, options)
-    n = graph.num_nodes
-    p = np.arange(n, dtype=state_dtype(graph, options))
-    if n == 0:
-        return p
-    unite = unite_for(variant.finish, variant.compress)
-    if variant.sampling == Sampling.NONE:
-        if variant.layout == Layout.COO:
-            src, dst = graph.coo()
-            coo_union(p, src, dst, unite)
-        else:
-            indptr, indices, _ = union_csr(graph)
-            csr_finish(p, indptr, indices, 0, unite, -1)
-        flatten(p)
-        return p
-    indptr, indices, symmetric = union_csr(graph)
-    k = sample(p, indptr, indices, variant, unite, options)
-    flatten(p)
-    lmax = most_frequent_root(p, options)
-    if variant.layout == Layout.CSR:
-        finish = csr_finish if symmetric else csr_finish_any
-        finish(p, indptr, indices, k, unite, lmax)
-    else:
-        src, dst = graph.coo()
-        coo_union_skip(p, src, dst, unite, lmax)
-    flatten(p)
-    return p
+    """Smallest vertex id of each vertex's component, computed as ``variant`` says.
 
-
-def union_csr(graph: Graph) -> tuple[np.ndarray, np.ndarray, bool]:
-    """``(indptr, indices, symmetric)``: the CSR that union-find runs over.
-
-    A graph built from CSR arrays is used as given (its transpose is not needed for
-    weak connectivity, and a symmetrised copy of a large matrix costs several times
-    its memory); an edge list gets its symmetric CSR, which sampling needs anyway.
+    Union-find variants run here (:class:`~concomp._cpu.unionfind.UnionFindRun`, on
+    all of numba's threads); the min-based families and Stages in
+    :func:`concomp._cpu.families.run_family`.
     """
-    if graph.symmetric or graph._ucsr is not None or graph._indptr is None:
-        indptr, indices, _ = graph.undirected_csr()
-        return indptr, indices, True
-    indptr, indices, _ = graph.csr()
-    return indptr, indices, False
+    if variant.family != "unionfind" or variant.sampling == Sampling.STAGES:
+        return run_family(graph, variant, options)[0]
+    return UnionFindRun(graph, variant, options).execute()
 
 
 def auto_variant(graph: Graph, options: Options) -> Variant:

@@ -28,29 +28,32 @@ __all__ = ["ecl_af_roots", "ecl_roots"]
 
 # ------------------------------------------------------------------ shared pieces
 @nb.njit(cache=True, inline="always")
-def _first_smaller(v, indptr, indices):
+def _init_vertex(nstat, v, indptr, indices, eids, hook, record):
+    """Label ``v`` with its first smaller neighbour (itself if none); ``record`` stores the
+    edge that hooks it."""
     m = v
-    j = indptr[v]
-    while m == v and j < indptr[v + 1]:
-        m = min(m, indices[j])
-        j += 1
-    return m
+    for j in range(indptr[v], indptr[v + 1]):
+        if indices[j] < v:
+            m = indices[j]
+            if record:
+                hook[v] = eids[j]
+            break
+    nstat[v] = m
 
 
 @nb.njit(cache=True)
-def _init_serial(nstat, indptr, indices):
+def _init_serial(nstat, indptr, indices, eids, hook, record):
     for v in range(nstat.shape[0]):
-        nstat[v] = _first_smaller(v, indptr, indices)
+        _init_vertex(nstat, v, indptr, indices, eids, hook, record)
 
 
 # prange indices are cast to int64: numba may type them unsigned, and unsigned
 # mixed with the int32 labels would unify to float64.
 @serialized
 @nb.njit(cache=True, parallel=True)
-def _init_parallel(nstat, indptr, indices):
+def _init_parallel(nstat, indptr, indices, eids, hook, record):
     for i in nb.prange(nstat.shape[0]):
-        v = np.int64(i)
-        nstat[v] = _first_smaller(v, indptr, indices)
+        _init_vertex(nstat, np.int64(i), indptr, indices, eids, hook, record)
 
 
 @nb.njit(cache=True, inline="always")
@@ -100,7 +103,7 @@ def _representative(v, nstat):
 
 # ------------------------------------------------------------------ compute
 @nb.njit(cache=True)
-def _compute_serial(nstat, indptr, indices, k0, lmax, sampled):
+def _compute_serial(nstat, indptr, indices, k0, lmax, sampled, eids, hook, record):
     for v in range(nstat.shape[0]):
         if sampled and nstat[v] == lmax:
             continue
@@ -111,24 +114,33 @@ def _compute_serial(nstat, indptr, indices, k0, lmax, sampled):
                 ostat = _representative(u, nstat)
                 if vstat < ostat:
                     nstat[ostat] = vstat
+                    if record:
+                        hook[ostat] = eids[j]
                 elif ostat < vstat:
                     nstat[vstat] = ostat
+                    if record:
+                        hook[vstat] = eids[j]
                     vstat = ostat
 
 
 @nb.njit(cache=True, inline="always")
-def _hook_cas(nstat, vstat, ostat):
+def _hook_cas(nstat, vstat, ostat, hook, eid, record):
     """Hook the larger representative under the smaller; on a lost race retry from the
-    value the CAS returned. Returns ``v``'s (possibly stale) representative."""
+    value the CAS returned. Returns ``v``'s (possibly stale) representative. ``record``
+    stores ``eid`` in the slot of the root the CAS hooked."""
     while vstat != ostat:
         if vstat < ostat:
             ret = cas(nstat, ostat, ostat, vstat)
             if ret == ostat:
+                if record:
+                    hook[ostat] = eid
                 break
             ostat = ret
         else:
             ret = cas(nstat, vstat, vstat, ostat)
             if ret == vstat:
+                if record:
+                    hook[vstat] = eid
                 break
             vstat = ret
     return vstat
@@ -136,7 +148,7 @@ def _hook_cas(nstat, vstat, ostat):
 
 @serialized
 @nb.njit(cache=True, parallel=True)
-def _compute_parallel(nstat, indptr, indices, k0, lmax, sampled):
+def _compute_parallel(nstat, indptr, indices, k0, lmax, sampled, eids, hook, record):
     for i in nb.prange(nstat.shape[0]):
         v = np.int64(i)
         if sampled and atomic_load(nstat, v) == lmax:
@@ -145,7 +157,8 @@ def _compute_parallel(nstat, indptr, indices, k0, lmax, sampled):
         for j in range(indptr[v] + k0, indptr[v + 1]):
             u = indices[j]
             if sampled or v > u:
-                vstat = _hook_cas(nstat, vstat, _representative(u, nstat))
+                ostat = _representative(u, nstat)
+                vstat = _hook_cas(nstat, vstat, ostat, hook, eids[j], record)
 
 
 @serialized
@@ -178,6 +191,8 @@ def ecl_roots(
     labels: np.ndarray | None = None,
     lmax: int = -1,
     k0: int = 0,
+    eids: np.ndarray | None = None,
+    hook: np.ndarray | None = None,
 ) -> np.ndarray:
     """Minimum-vertex roots by ECL-CC over a symmetric CSR (all arrays one int dtype).
 
@@ -185,6 +200,8 @@ def ecl_roots(
     compressed forest, as GConn's G_ECL-CC does: vertices labelled ``lmax`` are
     skipped, the first ``k0`` edges of each vertex were sampled, and the other
     edges are processed in both directions. ``labels`` is updated in place.
+    With ``hook`` (and ``eids``, the input edge id of each entry) every vertex the
+    init or a hook makes a non-root records the edge that did it: a spanning forest.
 
     Examples
     --------
@@ -198,10 +215,13 @@ def ecl_roots(
     n = indptr.shape[0] - 1
     sampled = labels is not None
     nstat = labels if labels is not None else np.empty(n, dtype=indices.dtype)
+    record = hook is not None
+    if hook is None or eids is None:
+        hook = eids = np.zeros(1, np.int64)
     if not sampled:
-        (_init_parallel if parallel else _init_serial)(nstat, indptr, indices)
+        (_init_parallel if parallel else _init_serial)(nstat, indptr, indices, eids, hook, record)
     compute = _compute_parallel if parallel else _compute_serial
-    compute(nstat, indptr, indices, k0, lmax, sampled)
+    compute(nstat, indptr, indices, k0, lmax, sampled, eids, hook, record)
     (_flatten_parallel if parallel else _flatten_serial)(nstat)
     return nstat
 
@@ -210,7 +230,8 @@ def ecl_af_roots(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """Minimum-vertex roots by ECL_af: parallel compute passes with plain stores until
     one stores no hook (the thesis's ``reiterate`` loop)."""
     nstat = np.empty(indptr.shape[0] - 1, dtype=indices.dtype)
-    _init_parallel(nstat, indptr, indices)
+    no_hook = np.zeros(1, np.int64)
+    _init_parallel(nstat, indptr, indices, no_hook, no_hook, False)
     while _compute_atomic_free(nstat, indptr, indices):
         pass
     _flatten_parallel(nstat)

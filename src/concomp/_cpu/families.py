@@ -1,9 +1,25 @@
-"""CPU engine for the families beyond serial union-find: ECL-CC, ECL_af and parallel Rem.
+"""CPU driver of the non-union-find families and of Cong & Muzio's Stages.
 
-``component_roots(graph, variant, options)`` is what ``_cpu/components.py`` calls for
-the variants whose finish is not a union-find rule. ``rem_cas_roots`` is the parallel
-Rem's algorithm (CAS splicing, Patwary et al.), the CPU counterpart Cong & Muzio
-rank first; it returns the same roots as the serial ``none-rem_cas-splice-coo``.
+``run_family(graph, variant, options, record)`` is what
+:func:`concomp._cpu.components.component_roots` calls for every variant whose
+finish is not a union-find rule, and for Stages (the CPU mirror of
+``_gpu/families.py``). It returns ``(roots, hook or None)``: ``roots[v]`` is the
+smallest vertex id of ``v``'s component, ``hook[v]`` (with ``record``) the input
+edge id that made ``v`` a non-root.
+
+The min-based finishes follow GConn (Algorithm 1): the sampling phase is the
+union-find one (Union-Async with path halving), its forest compressed into
+labels, the most frequent label ``lmax`` found, and the finish skips vertices
+(CSR) or edges (COO) labelled ``lmax`` (:class:`~concomp._cpu.family_state.Labels`).
+The families run as parallel rounds (:mod:`~concomp._cpu.families_edges`,
+:mod:`~concomp._cpu.families_csr`); ECL-CC in :mod:`~concomp._cpu.ecl`, BFS-CC in
+:mod:`~concomp._cpu.bfs`.
+
+References
+----------
+Hong, Dhulipala, Shun (GConn, PACT 2020); Soman, Kothapalli, Narayanan (2010);
+Cong & Muzio (Euro-Par 2014); Jaiganesh & Burtscher (ECL-CC, 2017); Liu & Tarjan
+(2019); Stergiou, Rughwani & Tsioutsiouliklis (2018). All in ``../shared/papers/``.
 """
 
 from __future__ import annotations
@@ -11,110 +27,150 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .._shared.threads import serialized
+from .._rules import FOREST_FAMILIES
 from ..errors import InvalidVariantError
 from ..graph import Graph
-from ..options import DEFAULTS, Options
-from ..variants import Finish, Sampling, Variant
-from .atomics import atomic_load, cas
+from ..options import Options
+from ..variants import UNION_FIND, Finish, Layout, Sampling, Variant
+from . import families_csr, families_edges
+from .bfs import bfs_components
 from .ecl import ecl_af_roots, ecl_roots
-from .rules import unite_for
-from .unionfind import flatten, most_frequent_root, sample, state_dtype
+from .family_state import Labels, relabel_edges
+from .unionfind import UnionFindRun, flatten, rename_to_min, state_dtype, threads_for
 
-__all__ = ["PARALLEL_REM", "component_roots", "parallel_threads", "rem_cas_roots"]
+__all__ = ["parallel_threads", "records_family_forest", "run_family"]
 
-#: The variant whose serial version Cong & Muzio's parallel Rem replaces.
-PARALLEL_REM = Variant(Sampling.NONE, Finish.REM_CAS, "splice", "coo")
+#: Liu-Tarjan rules whose update changes roots only (the "r" of their second letter):
+#: they hook trees whole, so they can record a spanning forest.
+_ROOT_UPDATE = 1
 
 
 def parallel_threads() -> int:
-    """Threads numba's parallel loops use (1 means: run the serial algorithms)."""
+    """Threads numba's parallel loops use (1 means: ECL-CC runs its serial version)."""
     return nb.get_num_threads()
 
 
-# ------------------------------------------------------------------ parallel Rem
-@nb.njit(cache=True, inline="always")
-def _rem_unite_cas(p, x, y):
-    """Rem's union with lock-free splicing: walk up from the endpoint whose parent is
-    larger, splicing it under the other side's parent (CAS), until the parents meet
-    or a root is linked (CAS). Parents stay smaller than children."""
-    rx, ry = x, y
-    while True:
-        prx = atomic_load(p, rx)
-        pry = atomic_load(p, ry)
-        if prx == pry:
-            return
-        if prx < pry:
-            rx, ry = ry, rx
-            prx, pry = pry, prx
-        if rx == prx:
-            if cas(p, rx, rx, pry) == rx:
-                return
-        else:
-            cas(p, rx, prx, pry)
-            rx = prx
+def records_family_forest(variant: Variant) -> bool:
+    """Whether the CPU run of a family (not Stages) records a spanning forest: the
+    registry's :data:`concomp._rules.FOREST_FAMILIES` for the CPU, and of Liu-Tarjan
+    only the root-update rules (the others move non-roots between trees)."""
+    finish = str(variant.finish)
+    if "cpu" not in FOREST_FAMILIES.get(finish, ()) or variant.sampling == Sampling.STAGES:
+        return False
+    return variant.finish != Finish.LT or str(variant.compress)[_ROOT_UPDATE] == "r"
 
 
-@serialized
-@nb.njit(cache=True, parallel=True)
-def _rem_cas_edges(p, src, dst):
-    for i in nb.prange(src.shape[0]):
-        _rem_unite_cas(p, src[i], dst[i])
+def run_family(graph: Graph, variant: Variant, options: Options, record: bool = False):
+    """Run a min-based family or Stages; ``(roots, hook or None)``.
 
-
-def rem_cas_roots(graph: Graph, options: Options = DEFAULTS) -> np.ndarray:
-    """Minimum-vertex roots by parallel Rem-CAS over the COO edges (numba ``prange``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from concomp import Graph
-    >>> from concomp._cpu.families import rem_cas_roots
-    >>> g = Graph.from_edges(np.array([3, 4]), np.array([1, 3]), num_nodes=5)
-    >>> rem_cas_roots(g).tolist()
-    [0, 1, 2, 1, 1]
+    Graphs with fewer than ``options.parallel_min_edges`` edges run on one
+    thread (a round on a small graph costs less than a parallel region).
     """
-    dt = state_dtype(graph, options)
-    p = np.arange(graph.num_nodes, dtype=dt)
-    src, dst = graph.coo()
-    _rem_cas_edges(p, src.astype(dt, copy=False), dst.astype(dt, copy=False))
-    flatten(p)
-    return p
+    with threads_for(graph, options):
+        return _run_family(graph, variant, options, record)
 
 
-# ------------------------------------------------------------------ ECL-CC
-def _ecl_variant_roots(graph: Graph, variant: Variant, options: Options) -> np.ndarray:
-    dt = state_dtype(graph, options)
+def _run_family(graph: Graph, variant: Variant, options: Options, record: bool):
+    if record and not records_family_forest(variant):
+        raise InvalidVariantError(
+            f"algorithm={str(variant)!r} cannot record a spanning forest on the CPU; see "
+            "concomp.forest.is_forest_variant."
+        )
     n = graph.num_nodes
     if n == 0:
-        return np.zeros(0, dtype=dt)
-    indptr, indices, _ = graph.undirected_csr()
-    indptr, indices = indptr.astype(dt, copy=False), indices.astype(dt, copy=False)
-    if variant.finish == Finish.ECL_AF:
+        dt = state_dtype(graph, options)
+        return np.zeros(0, dt), (np.zeros(0, np.int64) if record else None)
+    if variant.sampling == Sampling.STAGES:
+        return _stages(graph, variant, options), None
+    f = variant.finish
+    if f == Finish.BFS_CC:
+        labels = Labels(graph, variant, options, record)  # no sampler: just the arrays
+        indptr, indices, eids = labels.csr()
+        hook = labels.hook if record else None
+        return bfs_components(indptr, indices, labels.dt, options, eids, hook), hook
+    labels = Labels(graph, variant, options, record)
+    P, hook = labels.P, labels.hook
+    if f == Finish.SOMAN:
+        families_edges.soman(P, *labels.coo(), hook, record)
+        rename_to_min(P)
+    elif f in (Finish.GRAFT, Finish.GRAFT_UPDT):
+        families_edges.cong_muzio(P, *labels.coo(copy=True), f == Finish.GRAFT_UPDT, hook, record)
+    elif f == Finish.SV and variant.layout == Layout.COO:
+        families_edges.shiloach_vishkin(P, *labels.coo(), hook, record)
+    elif f == Finish.SV:
+        families_csr.shiloach_vishkin_csr(P, *_csr_args(labels), hook, record)
+    elif f == Finish.AFFOREST:
+        families_csr.afforest(P, *_csr_args(labels), hook, record)
+    elif f == Finish.LT:
+        rule = str(variant.compress)
+        src, dst = labels.coo(copy=rule.endswith("a"))
+        families_edges.liu_tarjan(P, src, dst, rule, labels.lmax, labels.use, hook, record)
+    elif f == Finish.STERGIOU:
+        families_edges.stergiou(P, *labels.coo(), labels.lmax, labels.use)
+    elif f == Finish.LP:
+        indptr, indices, _ = labels.csr()
+        families_csr.label_propagation(P, indptr, indices, labels.lmax, labels.use)
+    elif f in (Finish.ECL, Finish.ECL_AF):
+        P = _ecl(labels, f, record)
+    else:
+        raise InvalidVariantError(f"algorithm={str(variant)!r} has no CPU family driver.")
+    return P, (hook if record else None)
+
+
+def _csr_args(labels: Labels) -> tuple:
+    indptr, indices, eids = labels.csr()
+    return indptr, indices, eids, labels.k0, labels.lmax, labels.use
+
+
+def _ecl(labels: Labels, finish: Finish, record: bool) -> np.ndarray:
+    indptr, indices, eids = labels.csr()
+    if finish == Finish.ECL_AF:
         return ecl_af_roots(indptr, indices)
     parallel = parallel_threads() > 1
-    if variant.sampling != Sampling.NONE:
-        p = np.arange(n, dtype=dt)
-        k0 = sample(p, indptr, indices, variant, unite_for(Finish.ASYNC, "halve"), options)
-        flatten(p)
+    hook = labels.hook if record else None
+    if labels.use:
         return ecl_roots(
-            indptr, indices, parallel=parallel, labels=p, lmax=most_frequent_root(p, options), k0=k0
-        )
-    return ecl_roots(indptr, indices, parallel=parallel)
+            indptr, indices, parallel=parallel, labels=labels.P, lmax=labels.lmax,
+            k0=labels.k0, eids=eids, hook=hook,
+        )  # fmt: skip
+    return ecl_roots(indptr, indices, parallel=parallel, eids=eids, hook=hook)
 
 
-def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndarray:
-    """Minimum vertex id of each vertex's component, computed as ``variant`` says.
+def _stages(graph: Graph, variant: Variant, options: Options) -> np.ndarray:
+    """Cong & Muzio's Stages: permute the edges, then finish q*n of them at a time.
 
-    ECL-CC runs in parallel (CAS) when numba has more than one thread, serially
-    otherwise; ECL_af runs in parallel; :data:`PARALLEL_REM` runs the parallel Rem
-    (``_cpu/components.py`` sends it here when numba has more than one thread).
+    The edges are the input's (COO layout) or the symmetric CSR's (CSR layout:
+    every edge in both directions). Before each group its endpoints are replaced by
+    their current labels; the finish (CC, CC-updt, SV, or a union-find rule) leaves
+    every tree a star, so labels are roots.
     """
-    if variant.finish in (Finish.ECL, Finish.ECL_AF):
-        return _ecl_variant_roots(graph, variant, options)
-    if variant == PARALLEL_REM:
-        return rem_cas_roots(graph, options)
-    raise InvalidVariantError(
-        f"algorithm={str(variant)!r} is not implemented by the cpu engine; choose one of "
-        "concomp.all_variants(device='cpu') or device='gpu'."
-    )
+    n, f = graph.num_nodes, variant.finish
+    dt = state_dtype(graph, options)
+    if variant.layout == Layout.CSR:
+        indptr, dst, _ = graph.undirected_csr()
+        src = np.repeat(np.arange(n, dtype=dt), np.diff(indptr))
+    else:
+        src, dst = graph.coo()
+    src, dst = families_edges.permuted(src.astype(dt, copy=False), dst.astype(dt, copy=False))
+    no_hook = np.zeros(1, np.int64)
+    run = None
+    if f in UNION_FIND:
+        run = UnionFindRun(graph, Variant(Sampling.NONE, f, variant.compress, Layout.COO), options)
+        P = run.p
+    else:
+        P = np.arange(n, dtype=dt)
+    q = variant.k
+    assert q is not None  # Variant gives Stages its q (default 1)
+    size = q * n
+    for start in range(0, src.shape[0], size):
+        s, d = src[start : start + size], dst[start : start + size]
+        if start:
+            relabel_edges(s, d, P)
+        if run is not None:
+            run.edges(s, d)
+            flatten(P)
+        elif f == Finish.SV:
+            families_edges.shiloach_vishkin(P, s, d, no_hook, False)
+        else:
+            families_edges.cong_muzio(P, s, d, f == Finish.GRAFT_UPDT, no_hook, False)
+    return run.roots() if run is not None else P

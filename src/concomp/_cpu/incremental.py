@@ -2,7 +2,10 @@
 
 A batch runs its inserts in batch order, then its queries, so the CPU engine is
 fully deterministic: an insert reports True exactly when no earlier edge (of an
-earlier batch, or earlier in its own batch) already connected its endpoints.
+earlier batch, or earlier in its own batch) already connected its endpoints. The
+union rule is the registry's (every rule of ``union_rules_for("cpu",
+"incremental")``, the GPU engine's incremental rules); rules with an auxiliary
+array (hooks, locks) keep it beside the parents.
 
 The state itself (parents, the hook slots of the spanning forest, growth,
 export) is :class:`concomp._shared.state.ArrayState`, shared with the GPU engine.
@@ -15,24 +18,25 @@ from typing import Any
 import numba as nb
 import numpy as np
 
+from .._rules import union_rule
 from .._shared.state import ArrayState
 from ..options import Options
 from ..variants import Variant
-from .rules import find_split, unite_for
+from .rules import aux_for, find_split, unite_for
 from .unionfind import flatten
 
 __all__ = ["IncrementalEngine"]
 
 
 @nb.njit(cache=True)
-def _insert_range(p, ops, u, v, mixed, result, hs, hd, hb, hp, lo, hi, batch, unite):
+def _insert_range(p, aux, ops, u, v, mixed, result, hs, hd, hb, hp, lo, hi, batch, unite):
     """Inserts of positions ``[lo, hi)``, one batch: hooks record ``i - lo``."""
     links = 0
     for i in range(lo, hi):
         if mixed and ops[i] != 0:
             continue
         a, b = u[i], v[i]
-        r = unite(p, a, b)
+        r = unite(p, aux, a, b)
         result[i] = r >= 0
         if r >= 0:
             hs[r], hd[r], hb[r], hp[r] = a, b, batch, i - lo
@@ -50,14 +54,14 @@ def _query_range(p, ops, u, v, mixed, result, lo, hi):
 
 
 @nb.njit(cache=True)
-def _stream(p, ops, u, v, mixed, result, hs, hd, hb, hp, first, size, unite):
+def _stream(p, aux, ops, u, v, mixed, result, hs, hd, hb, hp, first, size, unite):
     """Consecutive batches of ``size`` positions, ids ``first``, ...: inserts, then queries."""
     links, m = 0, u.shape[0]
     for k in range((m + size - 1) // size):
         lo = k * size
         hi = min(lo + size, m)
         links += _insert_range(
-            p, ops, u, v, mixed, result, hs, hd, hb, hp, lo, hi, first + k, unite
+            p, aux, ops, u, v, mixed, result, hs, hd, hb, hp, lo, hi, first + k, unite
         )
         if mixed:
             _query_range(p, ops, u, v, mixed, result, lo, hi)
@@ -75,10 +79,21 @@ class IncrementalEngine(ArrayState):
 
     def __init__(self, variant: Variant, capacity: int, dtype: Any, options: Options) -> None:
         self.unite = unite_for(variant.finish, variant.compress)
+        self.needs_aux = union_rule(variant.finish).aux
+        self.aux = aux_for(variant.finish, 0)
         self.options = options
         self.links = 0
         self._no_ops = np.zeros(1, np.int8)
         super().__init__(variant, capacity, dtype)
+
+    def resize(self, capacity: int, dtype: Any) -> None:
+        """Grow the shared state, and the rule's auxiliary array with it (new slots free)."""
+        aux = self.aux
+        if self.needs_aux and capacity > aux.shape[0]:
+            aux = np.zeros(capacity, np.int32)
+            aux[: self.aux.shape[0]] = self.aux
+        super().resize(capacity, dtype)
+        self.aux = aux
 
     def bounds(self, ops: Any, u: np.ndarray, v: np.ndarray) -> tuple[int, int, int]:
         """``(negative ids, max id, bad op codes)`` of a batch (``(0, -1, 0)`` if empty)."""
@@ -98,6 +113,7 @@ class IncrementalEngine(ArrayState):
         if kind != "query":
             self.links += _insert_range(
                 self.parents,
+                self.aux,
                 o,
                 u,
                 v,
@@ -125,6 +141,7 @@ class IncrementalEngine(ArrayState):
         mixed = kind == "mixed"
         self.links += _stream(
             self.parents,
+            self.aux,
             ops if mixed else self._no_ops,
             u,
             v,

@@ -1,7 +1,8 @@
 """CPU streaming connected components.
 
 :class:`Streamer` keeps one parent array and unites each chunk's edges into it
-as the chunk arrives (sequential union-find: numba has no CAS on the CPU). When
+as the chunk arrives, on all of numba's threads (the registry's rules link with
+compare-and-swap, :mod:`concomp._cpu.rules`). When
 the vertex count is not known in advance the array grows geometrically, new slots
 starting as singletons. The staging primitives both engines use live in
 :mod:`concomp._shared.staging`.
@@ -16,13 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from .._rules import union_rule
 from .._shared.staging import INT32_IDS, RangeCheck
 from ..graph import Graph
 from ..options import Options
 from ..variants import Finish, Layout, Sampling, Variant
 from .components import canonical_labels
-from .rules import unite_for
-from .unionfind import coo_union, flatten
+from .rules import aux_for, unite_for
+from .unionfind import coo_unite, flatten, rename_to_min
 
 __all__ = ["Streamer", "default_variant", "fits_in_memory", "stream_labels"]
 
@@ -36,7 +38,7 @@ class Streamer:
         Vertex count; ``None`` grows the labels as larger ids arrive.
     variant : Variant
         A streaming variant (sampling ``none``, layout ``coo``) whose union rule
-        the CPU engine implements (``async`` or ``rem_cas``).
+        the registry gives the CPU's ``streaming`` driver.
     options : Options
         ``int32_ids`` caps the ids kept in 32-bit labels.
     max_device_bytes : int, optional
@@ -64,6 +66,9 @@ class Streamer:
         dt = index_dtype or (np.int32 if self.n - 1 <= self.int32_ids else np.int64)
         self.p = np.arange(max(self.n, 16), dtype=dt)
         self.unite = unite_for(variant.finish, variant.compress)
+        self.aux = aux_for(variant.finish, self.p.shape[0])
+        self.reroots = union_rule(variant.finish).reroots
+        self._no_hook = np.zeros(1, np.int64)
         self.chunks = 0
         self.edges = 0
 
@@ -85,7 +90,8 @@ class Streamer:
         self.ensure_nodes(hi + 1)
         # one label type, contiguous: the union loop compiles for two signatures only
         dt = self.p.dtype
-        coo_union(self.p, np.ascontiguousarray(src, dt), np.ascontiguousarray(dst, dt), self.unite)
+        src, dst = np.ascontiguousarray(src, dt), np.ascontiguousarray(dst, dt)
+        coo_unite(self.p, self.aux, src, dst, -1, self._no_hook, False, self.unite)
         self.chunks += 1
         self.edges += int(src.shape[0])
 
@@ -104,6 +110,9 @@ class Streamer:
         """Smallest vertex id of each vertex's component, for ids ``0 .. n-1``."""
         p = self.p[: self.n]
         flatten(p)
+        if self.reroots:  # JTB links by a random order: name each root by its minimum
+            p = p.copy()
+            rename_to_min(p)
         return p
 
     def _grow(self, need: int) -> None:
@@ -115,6 +124,8 @@ class Streamer:
             # geometric growth: a stream of slowly rising ids costs O(n) copies in all
             new_cap = max(need, 2 * cap)
             p = np.concatenate([p, np.arange(cap, new_cap, dtype=p.dtype)])
+            if self.aux.shape[0] > 1:  # the rule's hooks or locks: new slots start free
+                self.aux = np.concatenate([self.aux, np.zeros(new_cap - cap, np.int32)])
         self.p = p
 
 
