@@ -222,13 +222,10 @@ def test_gpu_host_graph_objects_stream_too():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("on_device", [True, False])
-def test_gpu_streamer_csr_rows_expanded_on_device_or_host(monkeypatch, on_device):
+def test_gpu_streamer_csr_rows_expanded_while_staging():
     from concomp._gpu.streaming import Streamer
 
     a = _random_csr(5, n=5000)
-    if not on_device:  # a budget without room for the row pointer: rows expand on the host
-        monkeypatch.setattr(Streamer, "_device_indptr", lambda self, indptr: None)
     eng = Streamer(
         a.shape[0], Variant.parse("none-rem_cas-splice-coo"), DEFAULTS.with_(chunk_edges=300)
     )
@@ -242,13 +239,3 @@ def test_gpu_streamer_csr_rows_expanded_on_device_or_host(monkeypatch, on_device
     assert count == ref[0]
     np.testing.assert_array_equal(labels.get(), ref[1])
     assert eng.info()["edges"] == fed + 1
-
-
-def test_stage_ids_copies_and_finds_the_range():
-    from concomp._shared.staging import stage_ids
-
-    ids = np.random.default_rng(0).integers(-5, 1 << 20, 300_000)
-    out = np.zeros(300_010, np.int64)
-    assert stage_ids(ids, out, 7) == (ids.min(), ids.max())
-    np.testing.assert_array_equal(out[7:300_007], ids)
-    assert stage_ids(ids[:0], out) == (0, -1)

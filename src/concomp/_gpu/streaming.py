@@ -46,14 +46,7 @@ import numpy as np
 
 from .._arrays import is_cupy_array
 from .._rules import UNION_RULES, union_rule
-from .._shared.staging import (
-    INT32_IDS,
-    copy_parallel,
-    edge_id_range,
-    stage_csr,
-    stage_edges,
-    stage_ids,
-)
+from .._shared.staging import INT32_IDS, copy_parallel, edge_id_range, stage_csr, stage_edges
 from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..options import DEFAULTS, Options
@@ -420,11 +413,11 @@ class Streamer:
         if m == 0:
             check(0, -1)
             return
-        dptr = self._device_indptr(indptr)
-        if dptr is not None:
-            pos = self._add_csr_expanding_on_device(indptr, dptr, indices, check)
         while pos < m:
-            slot = self._filling_slot()
+            slot = self.slots[self.cur]
+            if slot.fill == 0:
+                slot.h2d_done.synchronize()  # the pinned buffer's previous copy has left
+                slot.held = ()
             take = min(m - pos, self.chunk - slot.fill)
             lo, hi = stage_csr(indptr, indices, pos, pos + take, slot.hsrc, slot.hdst, slot.fill)
             check(lo, hi)
@@ -438,76 +431,13 @@ class Streamer:
             if slot.fill == self.chunk:
                 self._flush()
 
-    def _device_indptr(self, indptr: np.ndarray) -> Any:
-        """The row pointer on the device, or None where it would not fit the budget
-        (the rows are then expanded on the host while staging)."""
-        per_vertex = label_bytes_per_vertex(self.variant, self.dt)
-        # the row pointer, and the searchsorted temporaries of one slot
-        need = indptr.nbytes + self.chunk * 16
-        used = self.cap * per_vertex + self.chunk * _slot_bytes_per_edge(self.dt) + _RESERVE
-        if used + need > self.limit:
-            return None
-        with self.compute:
-            return self.cp.asarray(indptr)
-
-    def _add_csr_expanding_on_device(
-        self, indptr: np.ndarray, dptr: Any, indices: np.ndarray, check: RangeCheck
-    ) -> int:
-        """Send only the columns; the device finds each entry's row in the row pointer.
-
-        Half the bytes of staged pairs cross the bus. Returns how many entries went
-        this way (all, unless a column needed int64 labels midway; the rest then
-        take the host expansion).
-        """
-        cp, rt = self.cp, self.cp.cuda.runtime
-        self._flush()  # a partly filled slot goes first, so slots stay in turn
-        m, rows = int(indices.shape[0]), int(indptr.shape[0]) - 1
-        for pos in range(0, m, self.chunk):
-            k = min(self.chunk, m - pos)
-            slot = self._filling_slot()  # empty: the flush above launched the partial one
-            lo, hi = stage_ids(indices[pos : pos + k], slot.hdst)
-            check(lo, hi)
-            if hi > self.int32_ids and self.dt == np.int32:
-                self._widen()
-                return pos
-            self._grow_to(max(hi, rows - 1) + 1)
-            self.copy.wait_event(slot.compute_done)  # the device slot's last kernel is done
-            rt.memcpyAsync(
-                slot.ddst.data.ptr,
-                slot.hdst.ctypes.data,
-                k * self.dt.itemsize,
-                rt.memcpyHostToDevice,
-                self.copy.ptr,
-            )
-            slot.h2d_done.record(self.copy)
-            # rows first..last hold entries pos..pos+k-1 (host binary searches, O(log n))
-            first = int(np.searchsorted(indptr, pos, side="right")) - 1
-            last = int(np.searchsorted(indptr, pos + k - 1, side="right")) - 1
-            with self.compute:
-                entry = cp.arange(pos, pos + k, dtype=dptr.dtype)
-                row = cp.searchsorted(dptr[first : last + 2], entry, side="right")
-                slot.dsrc[:k] = row + (first - 1)
-                self.compute.wait_event(slot.h2d_done)
-                self._unite(slot.dsrc, slot.ddst, k)
-            slot.compute_done.record(self.compute)
-            self.cur = (self.cur + 1) % SLOTS
-            self.edges += k
-            self.staged_edges += k
-        return m
-
-    def _filling_slot(self) -> _Slot:
-        """The slot being filled; an empty one first waits until its pinned buffer's
-        previous copy has left."""
-        slot = self.slots[self.cur]
-        if slot.fill == 0:
-            slot.h2d_done.synchronize()
-            slot.held = ()
-        return slot
-
     def _add_staged(self, src: np.ndarray, dst: np.ndarray, check: RangeCheck) -> None:
         m, pos = int(src.shape[0]), 0
         while pos < m:
-            slot = self._filling_slot()
+            slot = self.slots[self.cur]
+            if slot.fill == 0:
+                slot.h2d_done.synchronize()  # the pinned buffer's previous copy has left
+                slot.held = ()
             take = min(m - pos, self.chunk - slot.fill)
             lo, hi = stage_edges(
                 src[pos : pos + take], dst[pos : pos + take], slot.hsrc, slot.hdst, slot.fill

@@ -23,7 +23,6 @@ __all__ = [
     "edge_id_range",
     "stage_csr",
     "stage_edges",
-    "stage_ids",
 ]
 
 #: Largest vertex id that int32 labels hold. A module constant so that tests can
@@ -94,30 +93,6 @@ def _stage_csr(indptr, indices, start, stop, out_src, out_dst, offset):
             od[j] = v
             lo = min(lo, v)
             hi = max(hi, v)
-        los[b] = lo
-        his[b] = hi
-    return los.min(), his.max()
-
-
-@serialized
-@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
-def _stage_ids(ids, out, offset):
-    m = ids.shape[0]
-    nblocks = (m + _BLOCK - 1) // _BLOCK
-    los = np.empty(nblocks, np.int64)
-    his = np.empty(nblocks, np.int64)
-    for b in nb.prange(nblocks):
-        start = b * _BLOCK
-        stop = min(start + _BLOCK, m)
-        s = ids[start:stop]
-        o = out[offset + start : offset + stop]
-        lo = s[0]
-        hi = s[0]
-        for j in range(s.shape[0]):
-            u = s[j]
-            o[j] = u
-            lo = min(lo, u)
-            hi = max(hi, u)
         los[b] = lo
         his[b] = hi
     return los.min(), his.max()
@@ -242,26 +217,6 @@ def stage_csr(
     lo, hi = _stage_csr(
         indptr, indices, np.int64(start), np.int64(stop), out_src, out_dst, np.int64(offset)
     )
-    return int(lo), int(hi)
-
-
-def stage_ids(ids: np.ndarray, out: np.ndarray, offset: int = 0) -> tuple[int, int]:
-    """Copy ``ids`` into ``out[offset:offset+m]`` (casting) and return their ``(min, max)``.
-
-    One array's :func:`stage_edges` (a CSR's columns, whose rows the device expands).
-    An empty array returns ``(0, -1)``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from concomp._shared.staging import stage_ids
-    >>> out = np.zeros(4, np.int32)
-    >>> stage_ids(np.array([7, 2]), out, offset=1), out.tolist()
-    ((2, 7), [0, 7, 2, 0])
-    """
-    if ids.shape[0] == 0:
-        return 0, -1
-    lo, hi = _stage_ids(ids, out, np.int64(offset))
     return int(lo), int(hi)
 
 
