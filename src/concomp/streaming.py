@@ -192,19 +192,28 @@ def host_roots(
 
 
 def _ids_in_range(
-    arrays: list[tuple[Any, str]], num_nodes: int | None
+    arrays: list[tuple[Any, str]], num_nodes: int | None, label: str | None = None
 ) -> Callable[[int, int], None]:
-    """``check(lo, hi)`` for :func:`host_roots`: a bad range raises the message the
-    general input path gives (:func:`concomp._checks.check_ids`, with the position)."""
+    """``check(lo, hi)`` for the engines: a bad range raises the message the general
+    input path gives (:func:`concomp._checks.check_ids`, with the position), prefixed
+    with ``label`` (a chunk's name) where given.
+
+    The engines find each piece's id range in the pass that stages it; only a bad
+    range pays for the second scan that locates the offending id.
+    """
+    prefix = f"{label}: " if label else ""
 
     def check(lo: int, hi: int) -> None:
         if lo >= 0 and (hi < num_nodes if num_nodes is not None else _countable(hi + 1)):
             return
         for a, name in arrays:
-            check_ids(a, name, num_nodes)
+            try:
+                check_ids(a, name, num_nodes)
+            except InvalidGraphError as exc:
+                raise InvalidGraphError(f"{prefix}{exc}") from None
         raise InvalidGraphError(
-            f"vertex ids span [{lo}, {hi}], outside [0, {num_nodes}). Fix: pass a larger "
-            "num_nodes or drop those edges."
+            f"{prefix}vertex ids span [{lo}, {hi}], outside [0, {num_nodes}). Fix: pass a "
+            "larger num_nodes or drop those edges."
         )
 
     return check
@@ -499,26 +508,8 @@ def chunk_ids(chunk: EdgeChunk) -> tuple[Any, Any]:
 def range_check(
     chunk: EdgeChunk, src: Any, dst: Any, num_nodes: int | None
 ) -> Callable[[int, int], None]:
-    """``check(lo, hi)`` for the engines: raise, naming chunk and position, for bad ids.
-
-    The engines find each piece's id range in the pass that stages it; only a
-    bad range pays for the second scan that locates the offending id.
-    """
-
-    def check(lo: int, hi: int) -> None:
-        if lo >= 0 and (hi < num_nodes if num_nodes is not None else _countable(hi + 1)):
-            return
-        for a, name in ((src, "src"), (dst, "dst")):
-            try:
-                check_ids(a, name, num_nodes)
-            except InvalidGraphError as exc:
-                raise InvalidGraphError(f"{chunk.label}: {exc}") from None
-        raise InvalidGraphError(
-            f"{chunk.label}: vertex ids span [{lo}, {hi}], outside [0, "
-            f"{num_nodes}). Fix: pass a larger num_nodes or drop those edges."
-        )
-
-    return check
+    """``check(lo, hi)`` for the engines: raise, naming chunk and position, for bad ids."""
+    return _ids_in_range([(src, "src"), (dst, "dst")], num_nodes, chunk.label)
 
 
 def _countable(n: int) -> bool:
