@@ -10,6 +10,7 @@ one way.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 
@@ -138,12 +139,18 @@ class Labels:
         if sampling != Sampling.NONE:
             self.k0 = run.sample()  # leaves the forest compressed: labels are roots
             self.use = 1
+            # the min-label families hook roots by id: start them from the sampled
+            # forest with its roots renamed to their trees' minima (a star still)
+            minv = self.normalise(run.p)
+            run.lmax[...] = minv[run.lmax]  # lmax names a root: rename it as well
         self.P = run.p
         self.lmax = run.lmax if self.use else run.dummy
 
-    def normalise(self, P) -> None:
-        """Rename each root (``P`` must point at roots) to its component's minimum."""
+    def normalise(self, P) -> Any:
+        """Rename each root (``P`` must point at roots) to its component's minimum;
+        return the renaming (entry ``r`` is root ``r``'s new name)."""
         run, n = self.run, self.run.n
         minv = run.cp.full(n, np.iinfo(run.dt).max, run.dt)
         run.launch("root_min", n, P, minv, run.I(n))
         run.launch("apply_root_min", n, P, minv, run.I(n))
+        return minv

@@ -53,7 +53,6 @@ def cc_names(unite: str, jtb: bool, itype: str, record: bool, aux: bool) -> dict
         "finish_heavy": f"finish_heavy<{itype}, {unite}, {r}>",
         "finish_coo": f"finish_coo<{itype}, {unite}, {j}, {r}>",
         "compress": f"compress_all<{itype}, {j}>",
-        "flatten": f"flatten_to<{itype}>",
         "root_min": f"root_min<{itype}>",
         "apply_root_min": f"apply_root_min<{itype}>",
         "bfs_td": f"bfs_top_down<{itype}, {j}, {r}>",

@@ -573,10 +573,11 @@ class Streamer:
             if n:
                 self.k.compress(_grid(n), (BLOCK,), (self.p, self.aux, self.packed, I(n)))
             p = self.p[:n]
-            if self.jtb and n:
-                # JTB links by rank, so its roots are not the minima: rename them
+            if n:
+                # roots are the first vertices in the link order (uf.cuh), not the
+                # minima: rename them; one thread per vertex in id order (root_min)
                 minv = self.cp.full(n, np.iinfo(self.dt).max, self.dt)
-                self.k.root_min(_grid(n), (BLOCK,), (p, minv, I(n)))
+                self.k.root_min((-(-n // BLOCK),), (BLOCK,), (p, minv, I(n)))
                 self.k.apply_root_min(_grid(n), (BLOCK,), (p, minv, I(n)))
         self.compute.synchronize()
         self.seconds = time.perf_counter() - self.t0

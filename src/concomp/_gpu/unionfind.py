@@ -7,13 +7,14 @@ driver (:mod:`concomp._gpu.components`) runs and captures whole runs; the
 families (:mod:`concomp._gpu.family_state`, :mod:`concomp._gpu.families_edges`)
 borrow its sampling phase and its COO finish.
 
-Every union links the larger root under the smaller, so parents have smaller ids
-than their children: in id order the parents in use grow from a prefix that L2
-holds. That is why the finishes and k-out over lower neighbours run one thread
-per vertex (or per entry) in id order rather than a grid-stride loop, and why
-hook-based sampling runs in decreasing id order (its hooks land before the
-unions of the low ids that read them). ``benchmarks/profile_gpu_cc.py`` times
-each phase.
+Every union links the root that comes later in the link order under the earlier
+one. The link order is a fixed pseudo-random permutation of the ids (``uf.cuh``
+says why: ordered by raw id, graphs whose ids follow their long paths build
+parent chains as long as the paths), so roots are not their components' smallest
+ids and :meth:`UnionFindRun.roots` renames them. The finishes and k-out over
+lower neighbours still run one thread per vertex (or per entry) in id order, and
+hook-based sampling in decreasing id order: with sorted adjacency, a vertex's
+edges then meet the parents its neighbours' threads have just written.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class UnionFindRun:
         self.scratch = cp.empty(4, self.dt)
         self.lmax, self.qlen, self.dummy = self.scratch[0:1], self.scratch[1:2], self.scratch[2:3]
         self.queue = cp.empty(n if variant.layout == Layout.CSR else 1, self.dt)
-        self.minv = cp.empty(n if self.k.jtb else 1, self.dt)
+        self.minv = cp.empty(n, self.dt)
         self.uf = (self.p, self.aux, self.packed)
         self._csr = self._coo = None
         # materialise every array a phase reads now: a CUDA graph capture of
@@ -272,7 +273,7 @@ class UnionFindRun:
                 )
                 cur, nxt, cur_len, nxt_len = nxt, cur, nxt_len, cur_len
                 size = int(cur_len[0])
-        minv = cp.full(1, source, self.dt)
+        minv = cp.full(1, -1, self.dt)  # all ones: the largest key (uf.cuh's order_key)
         self.launch("bfs_min", n, *self.uf, I(source), I(n), minv)
         self.launch("bfs_reroot", n, *self.uf, I(source), I(n), minv)
 
@@ -358,22 +359,19 @@ class UnionFindRun:
                 grid=_in_order(m),
             )
 
-    def roots(self, final: bool = True):
-        """Point every vertex at its root. ``final=False`` (a captured plan) leaves the
-        last flattening to the replay, which writes it into a fresh array; rules with
-        min-renamed roots (JTB) still need the compressed forest here."""
+    def roots(self):
+        """Point every vertex at its component's smallest vertex: compress, then rename
+        the roots (the first vertices in the link order) to their components' minima."""
         n, I = self.n, self.I
-        if final or self.k.jtb:
-            self.launch("compress", n, *self.uf, I(n))
+        self.launch("compress", n, *self.uf, I(n))
         p = self.p[: self.n]
-        if self.k.jtb:
-            minv = self.minv
-            minv.fill(np.iinfo(self.dt).max)
-            self.launch("root_min", n, p, minv, I(n))
-            self.launch("apply_root_min", n, p, minv, I(n))
+        minv = self.minv
+        minv.fill(np.iinfo(self.dt).max)
+        self.launch("root_min", n, p, minv, I(n), grid=_in_order(n))
+        self.launch("apply_root_min", n, p, minv, I(n))
         return p
 
-    def execute(self, mark=lambda name: None, final: bool = True):
+    def execute(self, mark=lambda name: None):
         """Issue every phase; no host synchronisation unless the sampler is BFS."""
         self.init()
         mark("init")
@@ -381,6 +379,6 @@ class UnionFindRun:
         k0 = self.sample(mark) if sampled else 0
         self.finish(k0, sampled, mark)
         mark("finish")
-        roots = self.roots(final)
+        roots = self.roots()
         mark("compress")
         return roots

@@ -58,9 +58,9 @@ __global__ void kout_first(UF_PARAMS, const I* __restrict__ indptr, const I* __r
 }
 
 // k-out over lower neighbours: one thread per vertex, in id order, unites v with
-// its first k neighbours w < v among the first `scan` entries of its row. In id
-// order v is still a root when its thread starts, so its first union links it
-// straight under w's parent. ONE_SIDE: parents overflow L2 (relaxed one-sided
+// its first k neighbours w < v among the first `scan` entries of its row: each
+// sampled edge is taken from one end only, and a mesh's vertex reaches the part
+// of the mesh its lower neighbours already joined. ONE_SIDE: parents overflow L2 (relaxed one-sided
 // walks, as the unsampled finish); else cached reads (as the other samplers).
 template <typename I, class U, bool RECORD, bool ONE_SIDE>
 __global__ void kout_lower(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
@@ -97,7 +97,8 @@ __global__ void kout_random(UF_PARAMS, const I* __restrict__ indptr, const I* __
 }
 
 // Hook-based sampling, step 1: hook every vertex to its first neighbour if that
-// neighbour is smaller (only v writes p[v] here, so a plain store is safe).
+// neighbour comes before it in the link order (only v writes p[v] here, so a
+// plain store is safe).
 template <typename I, bool JTB, bool RECORD>
 __global__ void hb_hook(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                         const I* __restrict__ eids, I* hook_edge, I n) {
@@ -106,7 +107,7 @@ __global__ void hb_hook(UF_PARAMS, const I* __restrict__ indptr, const I* __rest
         I b = indptr[v];
         if (b < indptr[v + 1]) {
             I w = indices[b];
-            if (w < (I)v) {
+            if (before(w, (I)v)) {
                 if (JTB) s.packed[v] = (u64)w;
                 else s.p[v] = w;
                 if (RECORD) hook_edge[v] = eids[b];
@@ -118,7 +119,7 @@ __global__ void hb_hook(UF_PARAMS, const I* __restrict__ indptr, const I* __rest
 // Hook-based sampling, step 2: every vertex still a root unites its next N edges.
 // A vertex that another thread's union linked first skips all of them, edge 0
 // included; the finish therefore starts such "unhooked" vertices (first neighbour
-// not smaller) at edge 0 (see first_edge below), which keeps this step cheap.
+// not before it) at edge 0 (see first_edge below), which keeps this step cheap.
 template <typename I, class U, bool JTB, bool RECORD>
 __global__ void hb_roots(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                          const I* __restrict__ eids, I* hook_edge, I n, int N) {
@@ -126,7 +127,7 @@ __global__ void hb_roots(UF_PARAMS, const I* __restrict__ indptr, const I* __res
     GRID_STRIDE(v, n) {
         I pv = JTB ? (I)(s.packed[v] & JTB_MASK) : s.p[v];
         if (pv != (I)v) continue;
-        // edge 0 too: a root did not hook on it (its first neighbour was larger)
+        // edge 0 too: a root did not hook on it (its first neighbour came later)
         I b = indptr[v], e = min(indptr[v + 1], b + 1 + N);
         for (I j = b; j < e; ++j) {
             I linked = U::unite(s, (I)v, indices[j]);
@@ -154,7 +155,7 @@ __global__ void hb_fused(UF_PARAMS, const I* __restrict__ indptr, const I* __res
     I b = ld_stream(indptr + v), e = ld_stream(indptr + v + 1);
     if (b == e) return;
     I f = ld_stream(indices + b);
-    if (f < v) {
+    if (before(f, v)) {
         s.p[v] = f;
         return;
     }
@@ -244,7 +245,7 @@ template <typename I>
 __device__ __forceinline__ I first_edge(const I* __restrict__ indptr,
                                         const I* __restrict__ indices, I v, int k0, int hb) {
     I b = ld_stream(indptr + v);
-    if (hb && b < ld_stream(indptr + v + 1) && ld_stream(indices + b) >= v) return b;
+    if (hb && b < ld_stream(indptr + v + 1) && !before(ld_stream(indices + b), v)) return b;
     return b + k0;
 }
 
@@ -383,26 +384,18 @@ __global__ void compress_all(UF_PARAMS, I n) {
     }
 }
 
-// out[v] = root of v, leaving p alone: the last step of a replayed run, so that each
-// call gets a fresh result array without a separate copy of the run's own buffer.
-template <typename I>
-__global__ void flatten_to(const I* __restrict__ p, I* __restrict__ out, I n) {
-    GRID_STRIDE(v, n) {
-        I x = (I)v, px = p[x];
-        while (px != x) {
-            x = px;
-            px = p[x];
-        }
-        out[v] = x;
-    }
-}
-
-// Rules whose roots are not the smallest vertex (JTB, BFS): rename each root to
-// its component's minimum so every variant returns the same root labels.
+// Roots are their trees' first vertices in the link order, not their smallest:
+// rename each root to its component's minimum, so that every variant returns the
+// same root labels. root[] must point at roots (compressed); minv starts all at
+// the type's maximum. The plain read first skips the atomic once a smaller
+// vertex got there (one thread per vertex in id order: a component's smallest
+// vertices come first), which keeps a giant component's root from serialising
+// every thread on one address.
 template <typename I>
 __global__ void root_min(const I* __restrict__ root, I* minv, I n) {
     GRID_STRIDE(v, n) {
-        atomic_min(minv + root[v], (I)v);
+        I r = root[v];
+        if ((I)v < ld(minv + r)) atomic_min(minv + r, (I)v);
     }
 }
 
@@ -465,20 +458,22 @@ __global__ void queue_to_bitmap(const I* __restrict__ queue, const I* len, unsig
     GRID_STRIDE(q, l) { bits[queue[q]] = 1; }
 }
 
-// After BFS: make the smallest visited vertex the root of the star, so the
-// forest keeps p[x] <= x (Rem's algorithm relies on it).
+// After BFS: make the star's first vertex in the link order its root, so that
+// parents still come before their children (Rem's algorithm relies on it).
+// minv holds the smallest key (order_key), all ones before the first pass.
 template <typename I, bool JTB>
 __global__ void bfs_star_min(UF_PARAMS, I source, I n, I* minv) {
     UF_STATE;
     GRID_STRIDE(v, n) {
-        if ((I)v == source || parent_of<I, JTB>(s, (I)v) == source) atomic_min(minv, (I)v);
+        if ((I)v == source || parent_of<I, JTB>(s, (I)v) == source)
+            atomicMin(reinterpret_cast<decltype(order_key((I)0))*>(minv), order_key((I)v));
     }
 }
 
 template <typename I, bool JTB>
 __global__ void bfs_reroot(UF_PARAMS, I source, I n, const I* minv) {
     UF_STATE;
-    I m = minv[0];
+    I m = key_to_id(*reinterpret_cast<const decltype(order_key((I)0))*>(minv));
     GRID_STRIDE(v, n) {
         if ((I)v == source || parent_of<I, JTB>(s, (I)v) == source) {
             if (JTB) s.packed[v] = (u64)m;

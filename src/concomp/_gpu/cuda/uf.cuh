@@ -1,9 +1,19 @@
 // Concurrent union-find rules for the GPU engine (GConn / ConnectIt design space).
 //
 // Every rule is a small policy struct; kernels are templates over them. All
-// unions link the larger root under the smaller (JTB: by random rank), so no
-// cycle can form. unite() returns the root that stopped being a root (the
-// vertex that "owns" the hooking edge, used by spanning forests), or -1.
+// id-ordered unions link the root that comes later in the link order under the
+// one that comes earlier (JTB: by random rank), so no cycle can form. unite()
+// returns the root that stopped being a root (the vertex that "owns" the hooking
+// edge, used by spanning forests), or -1.
+//
+// The link order (before() below) is a fixed pseudo-random permutation of the
+// ids, not the ids themselves. Ordered by raw id, concurrent links of a graph
+// whose ids follow its long paths (a polyline, a time series, a grid or road
+// network as read from a file) build parent chains as long as the path, and
+// every later walk runs down them: time grows with the square of the path. In a
+// random order a chain is a run of decreasing keys, which is O(log n) long on
+// any id order. Roots are then not their components' smallest ids; the drivers
+// rename them (root_min in cc.cu) wherever labels leave the engine.
 //
 // Plain (non-atomic) stores are used for compression: they only ever move a
 // non-root's pointer to one of its ancestors, and non-roots are never linked,
@@ -78,6 +88,59 @@ __device__ __forceinline__ void st_stream(T* a, T v) {
     __stcs(a, v);
 }
 
+// ------------------------------------------------------------------ link order
+// order_key is a bijection of the unsigned id space (an xor-shift-multiply mixer,
+// lowbias32 / the splitmix64 finaliser) and key_to_id its inverse: a vertex can be
+// recovered from the smallest key of a set (BFS sampling re-roots its star so).
+// CONCOMP_LINK_ORDER_ID (defined by a source before including this header) keeps
+// the raw id order: incremental.cu, whose forests are saved to and restored from
+// the CPU engine's state files, which link by id.
+__device__ __forceinline__ unsigned order_key(int x) {
+#ifdef CONCOMP_LINK_ORDER_ID
+    return (unsigned)x;
+#else
+    unsigned k = (unsigned)x;
+    k = (k ^ (k >> 16)) * 0x7feb352du;
+    k = (k ^ (k >> 15)) * 0x846ca68bu;
+    return k ^ (k >> 16);
+#endif
+}
+__device__ __forceinline__ u64 order_key(long long x) {
+#ifdef CONCOMP_LINK_ORDER_ID
+    return (u64)x;
+#else
+    u64 k = (u64)x;
+    k = (k ^ (k >> 30)) * 0xBF58476D1CE4E5B9ull;
+    k = (k ^ (k >> 27)) * 0x94D049BB133111EBull;
+    return k ^ (k >> 31);
+#endif
+}
+__device__ __forceinline__ int key_to_id(unsigned k) {
+#ifndef CONCOMP_LINK_ORDER_ID
+    k ^= k >> 16;
+    k *= 0x43021123u;
+    k ^= (k >> 15) ^ (k >> 30);
+    k *= 0x1d69e2a5u;
+    k ^= k >> 16;
+#endif
+    return (int)k;
+}
+__device__ __forceinline__ long long key_to_id(u64 k) {
+#ifndef CONCOMP_LINK_ORDER_ID
+    k ^= (k >> 31) ^ (k >> 62);
+    k *= 0x319642b2d24d8ec3ull;
+    k ^= (k >> 27) ^ (k >> 54);
+    k *= 0x96de1b173f119089ull;
+    k ^= (k >> 30) ^ (k >> 60);
+#endif
+    return (long long)k;
+}
+// Whether a comes before b in the link order (parents come before their children).
+template <typename I>
+__device__ __forceinline__ bool before(I a, I b) {
+    return order_key(a) < order_key(b);
+}
+
 // ------------------------------------------------------------------ finds
 struct FindNaive {
     template <typename I>
@@ -117,16 +180,15 @@ struct FindHalve {
     }
 };
 
-// Full compression. Parents always have smaller ids than their children (links go
-// larger-under-smaller), so "px > root" means "x still points below the root we
-// found". Testing px != root instead would be wrong: a concurrent compression may
+// Full compression. Parents always come before their children in the link
+// order, so "root before px" means "x still points below the root we found". Testing px != root instead would be wrong: a concurrent compression may
 // already have lifted x above that root, and we must not pull it back down.
 struct FindCompress {
     template <typename I>
     static __device__ __forceinline__ I find(I* p, I x) {
         I root = FindNaive::find(p, x);
         I px = ld(p + x);
-        while (px > root) {
+        while (before(root, px)) {
             p[x] = root;
             x = px;
             px = ld(p + x);
@@ -164,7 +226,7 @@ struct UniteAsync {
         while (true) {
             I ru = F::find(s.p, u), rv = F::find(s.p, v);
             if (ru == rv) return -1;
-            if (ru < rv) { I t = ru; ru = rv; rv = t; }
+            if (before(ru, rv)) { I t = ru; ru = rv; rv = t; }
             // re-read before the CAS: under contention a plain load is far cheaper
             // than a CAS that is bound to fail (many threads race to link one hub)
             if (ld(s.p + ru) == ru && cas(s.p + ru, ru, rv) == ru) return ru;
@@ -185,7 +247,7 @@ struct UniteEarly {
         I* p = s.p;
         I linked = -1;
         while (u != v) {
-            if (u < v) { I t = u; u = v; v = t; }
+            if (before(u, v)) { I t = u; u = v; v = t; }
             I pu = ld(p + u);
             if (pu == u) {
                 if (cas(p + u, u, v) == u) { linked = u; break; }
@@ -210,7 +272,7 @@ struct UniteHooks {
         while (true) {
             I ru = F::find(s.p, u), rv = F::find(s.p, v);
             if (ru == rv) return -1;
-            if (ru < rv) { I t = ru; ru = rv; rv = t; }
+            if (before(ru, rv)) { I t = ru; ru = rv; rv = t; }
             if (ld(s.aux + ru) == 0 && atomicCAS(s.aux + ru, 0, 1) == 0) {
                 s.p[ru] = rv;
                 __threadfence();
@@ -234,7 +296,7 @@ __device__ __forceinline__ I cached_step_ld(I* a, int cached) {
 struct SpliceAtomic {
     template <typename I>
     static __device__ __forceinline__ I step(I* p, I rx, I prx, I pry, int, I&) {
-        cas(p + rx, prx, pry);  // move rx under the other tree's (smaller) node
+        cas(p + rx, prx, pry);  // move rx under the other tree's (earlier) node
         return prx;
     }
 };
@@ -256,11 +318,11 @@ struct HalveAtomicOne {
     }
 };
 
-// Rem's algorithm. Parents always have smaller ids than their children and
-// ancestry never breaks, so: prx == pry (even read at different times) is a
-// common ancestor (same tree); linking root rx under pry < rx cannot close a
-// cycle; and every iteration that does not return makes rx strictly smaller (a
-// move to an ancestor, or to the parent a failed link CAS returns). Weak
+// Rem's algorithm. Parents always come before their children in the link order
+// and ancestry never breaks, so: prx == pry (even read at different times) is a
+// common ancestor (same tree); linking root rx under a pry before it cannot close
+// a cycle; and every iteration that does not return moves rx strictly earlier in
+// the order (to an ancestor, or to the parent a failed link CAS returns). Weak
 // (L1-cached, possibly stale) loads are therefore correct too: UFState::cached
 // picks them per kernel.
 template <class S, bool LOCK>
@@ -299,7 +361,7 @@ struct UniteRem {
         while (true) {
             I prx = parent(s, rx), pry = parent(s, ry);
             if (prx == pry) return -1;
-            if (prx < pry) {
+            if (before(prx, pry)) {
                 I t = rx; rx = ry; ry = t;
                 t = prx; prx = pry; pry = t;
             }
@@ -327,7 +389,7 @@ struct UniteRem {
         I prx = parent(s, rx), pry = parent(s, ry);
         while (true) {
             if (prx == pry) return -1;
-            if (prx < pry) {
+            if (before(prx, pry)) {
                 I t = rx; rx = ry; ry = t;
                 t = prx; prx = pry; pry = t;
             }
@@ -385,9 +447,10 @@ struct UniteJTB {
             u64 wu = ld(s.packed + ru), wv = ld(s.packed + rv);
             if ((I)(wu & JTB_MASK) != ru || (I)(wv & JTB_MASK) != rv) { u = ru; v = rv; continue; }
             u64 ku = wu >> JTB_SHIFT, kv = wv >> JTB_SHIFT;
-            // lower rank goes under higher; equal ranks: larger id under smaller, and
-            // the survivor's rank grows (best effort; rank only guides balance).
-            bool u_under = ku < kv || (ku == kv && ru > rv);
+            // lower rank goes under higher; equal ranks: the later root in the link
+            // order under the earlier (as hook-based sampling's plain hooks), and the
+            // survivor's rank grows (best effort; rank only guides balance).
+            bool u_under = ku < kv || (ku == kv && before(rv, ru));
             I child = u_under ? ru : rv, par = u_under ? rv : ru;
             u64 wc = u_under ? wu : wv;
             if (atomicCAS(s.packed + child, wc, (wc & ~JTB_MASK) | (u64)par) == wc) {
