@@ -42,6 +42,7 @@ def _measure():
     spec = importlib.util.spec_from_file_location("concomp_ab_timing", path)
     module = importlib.util.module_from_spec(spec)
     module.__package__ = "concomp.bench"  # its GPU import resolves in the tree under test
+    sys.modules[spec.name] = module  # dataclasses look their module up while it executes
     spec.loader.exec_module(module)
     return module.measure
 

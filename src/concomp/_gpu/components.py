@@ -8,8 +8,10 @@ Union-find variants run here (:class:`~concomp._gpu.unionfind.UnionFindRun`); th
 min-based families and Stages in :mod:`concomp._gpu.families`.
 
 A run is a few sub-millisecond kernels, so the host time of launching them from
-Python is a large share of it: the first run of a union-find variant on a graph
-is captured as a CUDA graph and later runs replay it (``Options.capture_graphs``).
+Python is a large share of it: when a union-find variant runs on the same graph
+object a second time, that run is captured as a CUDA graph and later runs replay
+it (``Options.capture_graphs``). The first run launches directly: a capture costs
+more than it saves on a graph that is run once, which is how most graphs are run.
 """
 
 from __future__ import annotations
@@ -82,9 +84,9 @@ def run_variant(
     ``options.index_dtype`` forces int64 kernels on a small graph (tests use it);
     by default the graph's own index type (int32 unless n or 2m needs int64).
     ``profile``, a list, receives ``(phase, cupy Event)`` pairs (benchmarks use it).
-    With ``options.capture_graphs``, repeat calls with the same graph, variant and
-    options replay a cached CUDA graph (:meth:`concomp.Graph.clear_device_cache`
-    releases it). The min-based families and Stages have their own driver
+    With ``options.capture_graphs``, the second call with the same graph, variant
+    and options captures a CUDA graph and later calls replay it
+    (:meth:`concomp.Graph.clear_device_cache` releases it). The min-based families and Stages have their own driver
     (:func:`concomp._gpu.families.run_family`).
     """
     if variant.family != "unionfind" or variant.sampling == Sampling.STAGES:
@@ -104,7 +106,10 @@ def run_variant(
         roots = run.execute(mark)
         # BFS sampling reads frontier sizes back to the host: it cannot be captured
         if variant.sampling != Sampling.BFS and profile is None and options.capture_graphs:
-            _capture(g, key, variant, record, options)
+            if g._device_cache.get("cc_seen") == key:
+                _capture(g, key, variant, record, options)
+            else:
+                g._device_cache["cc_seen"] = key  # capture if this run comes again
         return roots, (run.hook_edge if record else None)
 
 
