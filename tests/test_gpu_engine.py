@@ -78,6 +78,51 @@ def test_every_gpu_variant(variant, dtype, device_graphs):
         np.testing.assert_array_equal(cp.asnumpy(got), labels, err_msg=f"{name} {variant}")
 
 
+@pytest.mark.parametrize("order", ["id", "keyed"])
+@pytest.mark.parametrize("variant", all_variants("gpu"), ids=str)
+def test_every_gpu_variant_in_both_link_orders(variant, order, device_graphs):
+    """The zoo's graphs here have permuted ids, which ``auto`` links by id: force each order."""
+    import cupy as cp
+
+    from concomp._gpu.components import canonical_labels, run_variant
+
+    for name, (g, (count, labels)) in device_graphs.items():
+        roots, _ = run_variant(g, variant, Options(link_order=order))
+        got_count, got = canonical_labels(roots)
+        assert got_count == count, (name, str(variant), order)
+        np.testing.assert_array_equal(cp.asnumpy(got), labels, err_msg=f"{name} {variant} {order}")
+
+
+@pytest.mark.parametrize("order", ["id", "keyed"])
+@pytest.mark.parametrize(
+    "alg",
+    [
+        "none-rem_cas-splice-coo",
+        "none-rem_cas-splice-csr",
+        "hb3-rem_cas-splice-csr",
+        "hb8-rem_cas-splice-csr",
+        "koutl-rem_cas-splice-csr",
+        "kout-rem_cas-splice-csr",
+        "auto",
+    ],
+)
+def test_large_skewed_graph_repeated_runs_in_both_orders(alg, order):
+    """Races show on large graphs: an R-MAT graph of 2^18 vertices, the variants ``auto``
+    chooses, three calls on one graph object (direct, captured, replayed)."""
+    import cupy as cp
+
+    from concomp.generators import rmat
+
+    g = rmat(18, 16, a=0.45, b=0.15, c=0.15, seed=4, device="gpu")
+    host = g.to("cpu")
+    ref = concomp.connected_components(host, device="cpu")
+    opts = Options(link_order=order)
+    for _ in range(3):
+        count, labels = concomp.connected_components(g, algorithm=alg, options=opts)
+        assert count == ref[0], (alg, order)
+        np.testing.assert_array_equal(cp.asnumpy(labels), ref[1])
+
+
 @pytest.mark.parametrize("variant", all_variants("gpu")[::7], ids=str)
 def test_gpu_public_api_keeps_data_on_device(variant):
     import cupy as cp

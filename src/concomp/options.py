@@ -68,6 +68,15 @@ class Options:
     auto_small_entries : int
         GPU ``auto``: graphs with fewer CSR entries than this run the
         unsampled finish (sampling does not pay for itself below it).
+    link_order : {"auto", "id", "keyed"}
+        GPU union-find: which root of a union goes under the other. "id"
+        links the larger id under the smaller; "keyed" orders the ids by a
+        fixed pseudo-random permutation, which keeps parent chains short
+        whatever the id order (ids along a graph's long paths make id-ordered
+        chains as long as the paths, and the run quadratic). "auto" keys
+        graphs whose sampled edges mostly join nearby ids, and streams (whose
+        edges are not known in advance); it links the others by id, which is
+        faster on them.
     parallel_min_edges : int
         CPU: graphs with fewer edges than this run on one thread. Every phase
         (and every round of the round-based families: SV, Liu-Tarjan, Stergiou,
@@ -115,6 +124,7 @@ class Options:
     auto_small_entries: int = 4_000_000
     parallel_min_edges: int = 1 << 14
     index_dtype: str | None = None
+    link_order: str = "auto"
 
     int32_capacity: int = _INT32_MAX
     two_pass: str = "auto"
@@ -164,6 +174,11 @@ class Options:
             raise InvalidOptionsError(
                 f"Options.index_dtype={self.index_dtype!r} is not valid: use None, 'int32' or "
                 "'int64'."
+            )
+        if self.link_order not in ("auto", "id", "keyed"):
+            raise InvalidOptionsError(
+                f"Options.link_order={self.link_order!r} is not valid: use 'auto', 'id' or "
+                "'keyed'."
             )
         if self.two_pass not in ("auto", "always", "never"):
             raise InvalidOptionsError(

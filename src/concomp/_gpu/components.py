@@ -73,6 +73,7 @@ def _plan_key(variant: Variant, record: bool, options: Options, dtype: np.dtype)
         options.heavy_degree,
         options.kout_lower_scan,
         options.one_side_above_bytes,
+        options.link_order,
     )
 
 
@@ -86,8 +87,8 @@ def run_variant(
     ``profile``, a list, receives ``(phase, cupy Event)`` pairs (benchmarks use it).
     With ``options.capture_graphs``, the second call with the same graph, variant
     and options captures a CUDA graph and later calls replay it
-    (:meth:`concomp.Graph.clear_device_cache` releases it). The min-based families and Stages have their own driver
-    (:func:`concomp._gpu.families.run_family`).
+    (:meth:`concomp.Graph.clear_device_cache` releases it). The min-based families
+    and Stages have their own driver (:func:`concomp._gpu.families.run_family`).
     """
     if variant.family != "unionfind" or variant.sampling == Sampling.STAGES:
         return run_family(g, variant, options, record=record)

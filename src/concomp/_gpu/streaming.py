@@ -281,6 +281,9 @@ class Streamer:
         # the staging copy narrows to int32 only below INT32_IDS (it marks wrapped ids)
         self.int32_ids = min(options.int32_ids, INT32_IDS)
         self.one_way = np.int32(bool(one_way))
+        # the edges are not known in advance: "auto" keys the links (see
+        # concomp._gpu.link_order), which keeps chains short on any id order
+        self.keyed = np.int32(options.link_order != "id")
         dt = np.dtype(index_dtype or (np.int32 if self.n - 1 <= self.int32_ids else np.int64))
         self.compute = cp.cuda.Stream(non_blocking=True)
         self.copy = cp.cuda.Stream(non_blocking=True)
@@ -547,6 +550,7 @@ class Streamer:
                 self.p,
                 self.aux,
                 self.packed,
+                self.keyed,
                 src,
                 dst,
                 self.dummy,
@@ -571,7 +575,9 @@ class Streamer:
         n, I = self.n, self.I
         with self.compute:
             if n:
-                self.k.compress(_grid(n), (BLOCK,), (self.p, self.aux, self.packed, I(n)))
+                self.k.compress(
+                    _grid(n), (BLOCK,), (self.p, self.aux, self.packed, self.keyed, I(n))
+                )
             p = self.p[:n]
             if n:
                 # roots are the first vertices in the link order (uf.cuh), not the

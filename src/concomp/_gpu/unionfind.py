@@ -8,13 +8,15 @@ families (:mod:`concomp._gpu.family_state`, :mod:`concomp._gpu.families_edges`)
 borrow its sampling phase and its COO finish.
 
 Every union links the root that comes later in the link order under the earlier
-one. The link order is a fixed pseudo-random permutation of the ids (``uf.cuh``
-says why: ordered by raw id, graphs whose ids follow their long paths build
-parent chains as long as the paths), so roots are not their components' smallest
-ids and :meth:`UnionFindRun.roots` renames them. The finishes and k-out over
-lower neighbours still run one thread per vertex (or per entry) in id order, and
-hook-based sampling in decreasing id order: with sorted adjacency, a vertex's
-edges then meet the parents its neighbours' threads have just written.
+one: the id order, or for graphs whose ids follow their long paths a fixed
+pseudo-random permutation of the ids (:mod:`concomp._gpu.link_order` decides,
+``uf.cuh`` says why). In the id order parents have smaller ids than their
+children, so in id order the parents in use grow from a prefix that L2 holds.
+That is why the finishes and k-out over lower neighbours run one thread per
+vertex (or per entry) in id order rather than a grid-stride loop, and why
+hook-based sampling runs in decreasing id order (its hooks land before the
+unions of the low ids that read them). :meth:`UnionFindRun.roots` renames the
+roots to their components' smallest ids.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..options import Options
 from ..variants import Layout, Sampling, Variant
 from ._compat import cupy_or_raise, device_info
 from .kernels import BLOCK, cc_kernels, grid_for
+from .link_order import keyed
 
 __all__ = ["UnionFindRun", "index_dtype_of"]
 
@@ -65,7 +68,8 @@ class UnionFindRun:
         self.lmax, self.qlen, self.dummy = self.scratch[0:1], self.scratch[1:2], self.scratch[2:3]
         self.queue = cp.empty(n if variant.layout == Layout.CSR else 1, self.dt)
         self.minv = cp.empty(n, self.dt)
-        self.uf = (self.p, self.aux, self.packed)
+        self.keyed = keyed(g, options)
+        self.uf = (self.p, self.aux, self.packed, np.int32(self.keyed))
         self._csr = self._coo = None
         # materialise every array a phase reads now: a CUDA graph capture of
         # execute() must not allocate (the temporaries would be freed under it)

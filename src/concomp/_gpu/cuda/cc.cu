@@ -5,11 +5,12 @@
 // which turns every kernel into its spanning-forest version).
 #include "uf.cuh"
 
-// CuPy passes pointers and scalars; each kernel assembles its UFState from these.
-#define UF_PARAMS I *p_, int *aux_, u64 *packed_
-#define UF_STATE UFState<I> s = {p_, aux_, packed_, 0}
+// CuPy passes pointers and scalars; each kernel assembles its UFState from these
+// (keyed_: the link order, see uf.cuh).
+#define UF_PARAMS I *p_, int *aux_, u64 *packed_, int keyed_
+#define UF_STATE UFState<I> s = {p_, aux_, packed_, 0, 0, keyed_}
 // Sampling and the finish after it read parents through L1 (UFState::cached).
-#define UF_STATE_CACHED UFState<I> s = {p_, aux_, packed_, 1}
+#define UF_STATE_CACHED UFState<I> s = {p_, aux_, packed_, 1, 0, keyed_}
 
 __device__ __forceinline__ u64 mix64(u64 x) {
     // splitmix64 finaliser: cheap, well-spread hash for sampling decisions
@@ -65,7 +66,7 @@ __global__ void kout_first(UF_PARAMS, const I* __restrict__ indptr, const I* __r
 template <typename I, class U, bool RECORD, bool ONE_SIDE>
 __global__ void kout_lower(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                            const I* __restrict__ eids, I* hook_edge, I n, int k, I scan) {
-    UFState<I> s = {p_, aux_, packed_, !ONE_SIDE, ONE_SIDE};
+    UFState<I> s = {p_, aux_, packed_, !ONE_SIDE, ONE_SIDE, keyed_};
     GRID_STRIDE(i, n) {
         I v = (I)i, b = ld_stream(indptr + v), e = ld_stream(indptr + v + 1);
         if (e - b > scan) e = b + scan;
@@ -107,7 +108,7 @@ __global__ void hb_hook(UF_PARAMS, const I* __restrict__ indptr, const I* __rest
         I b = indptr[v];
         if (b < indptr[v + 1]) {
             I w = indices[b];
-            if (before(w, (I)v)) {
+            if (before(s.keyed, w, (I)v)) {
                 if (JTB) s.packed[v] = (u64)w;
                 else s.p[v] = w;
                 if (RECORD) hook_edge[v] = eids[b];
@@ -155,7 +156,7 @@ __global__ void hb_fused(UF_PARAMS, const I* __restrict__ indptr, const I* __res
     I b = ld_stream(indptr + v), e = ld_stream(indptr + v + 1);
     if (b == e) return;
     I f = ld_stream(indices + b);
-    if (before(f, v)) {
+    if (before(s.keyed, f, v)) {
         s.p[v] = f;
         return;
     }
@@ -243,9 +244,10 @@ __device__ __forceinline__ I parent_plain(const UFState<I>& s, I v) {
 // the finish skips the neighbour's side.
 template <typename I>
 __device__ __forceinline__ I first_edge(const I* __restrict__ indptr,
-                                        const I* __restrict__ indices, I v, int k0, int hb) {
+                                        const I* __restrict__ indices, I v, int k0, int hb,
+                                        int keyed) {
     I b = ld_stream(indptr + v);
-    if (hb && b < ld_stream(indptr + v + 1) && !before(ld_stream(indices + b), v)) return b;
+    if (hb && b < ld_stream(indptr + v + 1) && !before(keyed, ld_stream(indices + b), v)) return b;
     return b + k0;
 }
 
@@ -259,7 +261,7 @@ template <typename I, class U, bool RECORD, bool ONE_SIDE>
 __global__ void finish_csr(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                            const I* __restrict__ eids, I* hook_edge, I n, I heavy, I* queue,
                            I* queue_len) {
-    UFState<I> s = {p_, aux_, packed_, 0, ONE_SIDE};
+    UFState<I> s = {p_, aux_, packed_, 0, ONE_SIDE, keyed_};
     GRID_STRIDE(v, n) {
         I b = ld_stream(indptr + v), e = ld_stream(indptr + v + 1);
         if (e - b > heavy) {
@@ -287,7 +289,7 @@ __global__ void finish_csr_warp(UF_PARAMS, const I* __restrict__ indptr,
                                 const I* __restrict__ indices, const I* __restrict__ eids,
                                 I* hook_edge, I n, int k0, int hb, const I* lmax, I heavy,
                                 I* queue, I* queue_len) {
-    UFState<I> s = {p_, aux_, packed_, 1};
+    UFState<I> s = {p_, aux_, packed_, 1, 0, keyed_};
     const I skip = lmax[0];
     const int lane = threadIdx.x & 31;
     const long long stride = (long long)blockDim.x * gridDim.x;
@@ -295,7 +297,7 @@ __global__ void finish_csr_warp(UF_PARAMS, const I* __restrict__ indptr,
          base += stride) {  // warp-uniform: every lane runs every iteration
         I v = (I)(base + lane), b = 0, e = 0;
         if (base + lane < n && parent_of<I, JTB>(s, v) != skip) {
-            b = first_edge(indptr, indices, v, k0, hb);
+            b = first_edge(indptr, indices, v, k0, hb, s.keyed);
             e = ld_stream(indptr + v + 1);
             if (e - b > heavy) {
                 I slot = atomic_add(queue_len, (I)1);
@@ -334,11 +336,11 @@ template <typename I, class U, bool RECORD>
 __global__ void finish_heavy(UF_PARAMS, const I* __restrict__ indptr, const I* __restrict__ indices,
                              const I* __restrict__ eids, I* hook_edge, int k0, int hb,
                              int sampled, const I* queue, const I* queue_len) {
-    UFState<I> s = {p_, aux_, packed_, sampled};
+    UFState<I> s = {p_, aux_, packed_, sampled, 0, keyed_};
     I len = queue_len[0];
     for (I q = blockIdx.x; q < len; q += gridDim.x) {
         I v = queue[q];
-        I b = first_edge(indptr, indices, v, k0, hb), e = indptr[v + 1];
+        I b = first_edge(indptr, indices, v, k0, hb, s.keyed), e = indptr[v + 1];
         for (I j = b + threadIdx.x; j < e; j += blockDim.x) {
             I w = ld_stream(indices + j);
             if (!sampled && w > v) continue;
@@ -352,7 +354,7 @@ __global__ void finish_heavy(UF_PARAMS, const I* __restrict__ indptr, const I* _
 template <typename I, class U, bool JTB, bool RECORD>
 __global__ void finish_coo(UF_PARAMS, const I* __restrict__ src, const I* __restrict__ dst,
                            I* hook_edge, long long m, const I* lmax, int use_lmax, int one_way) {
-    UFState<I> s = {p_, aux_, packed_, use_lmax};
+    UFState<I> s = {p_, aux_, packed_, use_lmax, 0, keyed_};
     I skip = lmax[0];
     GRID_STRIDE(i, m) {
         I u = ld_stream(src + i), w = ld_stream(dst + i);
@@ -384,18 +386,21 @@ __global__ void compress_all(UF_PARAMS, I n) {
     }
 }
 
-// Roots are their trees' first vertices in the link order, not their smallest:
-// rename each root to its component's minimum, so that every variant returns the
-// same root labels. root[] must point at roots (compressed); minv starts all at
-// the type's maximum. The plain read first skips the atomic once a smaller
-// vertex got there (one thread per vertex in id order: a component's smallest
-// vertices come first), which keeps a giant component's root from serialising
-// every thread on one address.
+// Roots are their trees' first vertices in the link order, which in the keyed
+// order are not their smallest: rename each root to its component's minimum, so
+// that every variant returns the same root labels. root[] must point at roots
+// (compressed); minv starts all at the type's maximum. The lanes of a warp hold
+// consecutive vertices, so among the lanes that share a root the lowest holds the
+// smallest vertex: only it goes on, and only if minv does not already hold a
+// smaller one. A giant component's root thus takes one atomic per warp at most,
+// not one per vertex (which serialised a whole wave of threads on one address).
 template <typename I>
 __global__ void root_min(const I* __restrict__ root, I* minv, I n) {
     GRID_STRIDE(v, n) {
         I r = root[v];
-        if ((I)v < ld(minv + r)) atomic_min(minv + r, (I)v);
+        unsigned same = __match_any_sync(__activemask(), r);
+        if ((threadIdx.x & 31) == __ffs(same) - 1 && (I)v < ld(minv + r))
+            atomic_min(minv + r, (I)v);
     }
 }
 
@@ -460,20 +465,22 @@ __global__ void queue_to_bitmap(const I* __restrict__ queue, const I* len, unsig
 
 // After BFS: make the star's first vertex in the link order its root, so that
 // parents still come before their children (Rem's algorithm relies on it).
-// minv holds the smallest key (order_key), all ones before the first pass.
+// minv holds the smallest place in the order (link_rank), all ones before the
+// first pass.
 template <typename I, bool JTB>
 __global__ void bfs_star_min(UF_PARAMS, I source, I n, I* minv) {
     UF_STATE;
     GRID_STRIDE(v, n) {
         if ((I)v == source || parent_of<I, JTB>(s, (I)v) == source)
-            atomicMin(reinterpret_cast<decltype(order_key((I)0))*>(minv), order_key((I)v));
+            atomicMin(reinterpret_cast<decltype(order_key((I)0))*>(minv),
+                      link_rank(s.keyed, (I)v));
     }
 }
 
 template <typename I, bool JTB>
 __global__ void bfs_reroot(UF_PARAMS, I source, I n, const I* minv) {
     UF_STATE;
-    I m = key_to_id(*reinterpret_cast<const decltype(order_key((I)0))*>(minv));
+    I m = rank_to_id<I>(s.keyed, *reinterpret_cast<const decltype(order_key((I)0))*>(minv));
     GRID_STRIDE(v, n) {
         if ((I)v == source || parent_of<I, JTB>(s, (I)v) == source) {
             if (JTB) s.packed[v] = (u64)m;

@@ -7,10 +7,8 @@
 // Template parameters: I (int or long long vertex type), U (a union rule from
 // uf.cuh; GConn's best incremental rule is UniteAsync<FindSplit>), T / OT (the
 // id and op-code types a caller's batch arrives in, for the validation pass).
-// Links follow the raw id order (not uf.cuh's pseudo-random order): the forest is
-// saved to and restored from the state files the CPU engine shares, whose
-// union-find links by id.
-#define CONCOMP_LINK_ORDER_ID
+// Links follow the id order (UFState::keyed left at 0): the forest is saved to and
+// restored from the state files the CPU engine shares, whose union-find links by id.
 #include "uf.cuh"
 
 // ------------------------------------------------------------------ validation

@@ -6,14 +6,17 @@
 // returns the root that stopped being a root (the vertex that "owns" the hooking
 // edge, used by spanning forests), or -1.
 //
-// The link order (before() below) is a fixed pseudo-random permutation of the
-// ids, not the ids themselves. Ordered by raw id, concurrent links of a graph
-// whose ids follow its long paths (a polyline, a time series, a grid or road
-// network as read from a file) build parent chains as long as the path, and
-// every later walk runs down them: time grows with the square of the path. In a
-// random order a chain is a run of decreasing keys, which is O(log n) long on
-// any id order. Roots are then not their components' smallest ids; the drivers
-// rename them (root_min in cc.cu) wherever labels leave the engine.
+// The link order (before() below) is the id order, or, where UFState::keyed is
+// set, a fixed pseudo-random permutation of the ids. Ordered by raw id,
+// concurrent links of a graph whose ids follow its long paths (a polyline, a time
+// series, a grid or road network as read from a file) build parent chains as
+// long as the paths, and every later walk runs down them: time grows with the
+// square of the path. In a random order a chain is a run of decreasing keys,
+// which is O(log n) long on any id order. The id order is faster where ids do
+// not follow paths (hook-based sampling hooks most vertices to their smallest
+// neighbour, and the parents in use stay in a prefix that L2 holds), so the
+// drivers choose (Options.link_order). Roots are their trees' first vertices in
+// the link order; the drivers rename them to the minima (root_min in cc.cu).
 //
 // Plain (non-atomic) stores are used for compression: they only ever move a
 // non-root's pointer to one of its ancestors, and non-roots are never linked,
@@ -90,61 +93,57 @@ __device__ __forceinline__ void st_stream(T* a, T v) {
 
 // ------------------------------------------------------------------ link order
 // order_key is a bijection of the unsigned id space (an xor-shift-multiply mixer,
-// lowbias32 / the splitmix64 finaliser) and key_to_id its inverse: a vertex can be
-// recovered from the smallest key of a set (BFS sampling re-roots its star so).
-// CONCOMP_LINK_ORDER_ID (defined by a source before including this header) keeps
-// the raw id order: incremental.cu, whose forests are saved to and restored from
-// the CPU engine's state files, which link by id.
+// lowbias32 / the splitmix64 finaliser) and key_to_id its inverse, so that a
+// vertex can be recovered from the smallest key of a set (BFS sampling re-roots
+// its star so).
 __device__ __forceinline__ unsigned order_key(int x) {
-#ifdef CONCOMP_LINK_ORDER_ID
-    return (unsigned)x;
-#else
     unsigned k = (unsigned)x;
     k = (k ^ (k >> 16)) * 0x7feb352du;
     k = (k ^ (k >> 15)) * 0x846ca68bu;
     return k ^ (k >> 16);
-#endif
 }
 __device__ __forceinline__ u64 order_key(long long x) {
-#ifdef CONCOMP_LINK_ORDER_ID
-    return (u64)x;
-#else
     u64 k = (u64)x;
     k = (k ^ (k >> 30)) * 0xBF58476D1CE4E5B9ull;
     k = (k ^ (k >> 27)) * 0x94D049BB133111EBull;
     return k ^ (k >> 31);
-#endif
 }
 __device__ __forceinline__ int key_to_id(unsigned k) {
-#ifndef CONCOMP_LINK_ORDER_ID
     k ^= k >> 16;
     k *= 0x43021123u;
     k ^= (k >> 15) ^ (k >> 30);
     k *= 0x1d69e2a5u;
     k ^= k >> 16;
-#endif
     return (int)k;
 }
 __device__ __forceinline__ long long key_to_id(u64 k) {
-#ifndef CONCOMP_LINK_ORDER_ID
     k ^= (k >> 31) ^ (k >> 62);
     k *= 0x319642b2d24d8ec3ull;
     k ^= (k >> 27) ^ (k >> 54);
     k *= 0x96de1b173f119089ull;
     k ^= (k >> 30) ^ (k >> 60);
-#endif
     return (long long)k;
+}
+// A vertex's place in the link order: its key (keyed) or its id, unsigned.
+template <typename I>
+__device__ __forceinline__ auto link_rank(int keyed, I x) -> decltype(order_key(x)) {
+    return keyed ? order_key(x) : (decltype(order_key(x)))x;
+}
+template <typename I, typename K>
+__device__ __forceinline__ I rank_to_id(int keyed, K k) {
+    return keyed ? (I)key_to_id(k) : (I)k;
 }
 // Whether a comes before b in the link order (parents come before their children).
 template <typename I>
-__device__ __forceinline__ bool before(I a, I b) {
-    return order_key(a) < order_key(b);
+__device__ __forceinline__ bool before(int keyed, I a, I b) {
+    return keyed ? order_key(a) < order_key(b) : a < b;
 }
 
 // ------------------------------------------------------------------ finds
+// Every find takes the link order's flag (UFState::keyed); only FindCompress reads it.
 struct FindNaive {
     template <typename I>
-    static __device__ __forceinline__ I find(I* p, I x) {
+    static __device__ __forceinline__ I find(I* p, I x, int = 0) {
         I px = ld(p + x);
         while (px != x) {
             x = px;
@@ -156,7 +155,7 @@ struct FindNaive {
 
 struct FindSplit {
     template <typename I>
-    static __device__ __forceinline__ I find(I* p, I x) {
+    static __device__ __forceinline__ I find(I* p, I x, int = 0) {
         while (true) {
             I px = ld(p + x);
             I ppx = ld(p + px);
@@ -169,7 +168,7 @@ struct FindSplit {
 
 struct FindHalve {
     template <typename I>
-    static __device__ __forceinline__ I find(I* p, I x) {
+    static __device__ __forceinline__ I find(I* p, I x, int = 0) {
         while (true) {
             I px = ld(p + x);
             I ppx = ld(p + px);
@@ -185,10 +184,10 @@ struct FindHalve {
 // already have lifted x above that root, and we must not pull it back down.
 struct FindCompress {
     template <typename I>
-    static __device__ __forceinline__ I find(I* p, I x) {
+    static __device__ __forceinline__ I find(I* p, I x, int keyed = 0) {
         I root = FindNaive::find(p, x);
         I px = ld(p + x);
-        while (before(root, px)) {
+        while (before(keyed, root, px)) {
             p[x] = root;
             x = px;
             px = ld(p + x);
@@ -213,20 +212,24 @@ struct UFState {
     // Rem's union re-reads only the moved side's parent (UniteRem::unite_one_side).
     // Zero unless a kernel sets it (aggregate initialisation).
     int one_side;
+    // The link order: pseudo-random keys (1) or ids (0, also where a kernel leaves
+    // it out of the aggregate initialisation, as incremental.cu does: its forests
+    // go to the CPU engine's state files, which link by id).
+    int keyed;
 };
 
 // ------------------------------------------------------------------ unions
 template <class F>
 struct UniteAsync {
     template <typename I>
-    static __device__ __forceinline__ I find(const UFState<I>& s, I x) { return F::find(s.p, x); }
+    static __device__ __forceinline__ I find(const UFState<I>& s, I x) { return F::find(s.p, x, s.keyed); }
 
     template <typename I>
     static __device__ __forceinline__ I unite(const UFState<I>& s, I u, I v) {
         while (true) {
-            I ru = F::find(s.p, u), rv = F::find(s.p, v);
+            I ru = F::find(s.p, u, s.keyed), rv = F::find(s.p, v, s.keyed);
             if (ru == rv) return -1;
-            if (before(ru, rv)) { I t = ru; ru = rv; rv = t; }
+            if (before(s.keyed, ru, rv)) { I t = ru; ru = rv; rv = t; }
             // re-read before the CAS: under contention a plain load is far cheaper
             // than a CAS that is bound to fail (many threads race to link one hub)
             if (ld(s.p + ru) == ru && cas(s.p + ru, ru, rv) == ru) return ru;
@@ -240,14 +243,14 @@ struct UniteAsync {
 template <class F>
 struct UniteEarly {
     template <typename I>
-    static __device__ __forceinline__ I find(const UFState<I>& s, I x) { return F::find(s.p, x); }
+    static __device__ __forceinline__ I find(const UFState<I>& s, I x) { return F::find(s.p, x, s.keyed); }
 
     template <typename I>
     static __device__ __forceinline__ I unite(const UFState<I>& s, I u, I v) {
         I* p = s.p;
         I linked = -1;
         while (u != v) {
-            if (before(u, v)) { I t = u; u = v; v = t; }
+            if (before(s.keyed, u, v)) { I t = u; u = v; v = t; }
             I pu = ld(p + u);
             if (pu == u) {
                 if (cas(p + u, u, v) == u) { linked = u; break; }
@@ -265,14 +268,14 @@ struct UniteEarly {
 template <class F>
 struct UniteHooks {
     template <typename I>
-    static __device__ __forceinline__ I find(const UFState<I>& s, I x) { return F::find(s.p, x); }
+    static __device__ __forceinline__ I find(const UFState<I>& s, I x) { return F::find(s.p, x, s.keyed); }
 
     template <typename I>
     static __device__ __forceinline__ I unite(const UFState<I>& s, I u, I v) {
         while (true) {
-            I ru = F::find(s.p, u), rv = F::find(s.p, v);
+            I ru = F::find(s.p, u, s.keyed), rv = F::find(s.p, v, s.keyed);
             if (ru == rv) return -1;
-            if (before(ru, rv)) { I t = ru; ru = rv; rv = t; }
+            if (before(s.keyed, ru, rv)) { I t = ru; ru = rv; rv = t; }
             if (ld(s.aux + ru) == 0 && atomicCAS(s.aux + ru, 0, 1) == 0) {
                 s.p[ru] = rv;
                 __threadfence();
@@ -361,7 +364,7 @@ struct UniteRem {
         while (true) {
             I prx = parent(s, rx), pry = parent(s, ry);
             if (prx == pry) return -1;
-            if (before(prx, pry)) {
+            if (before(s.keyed, prx, pry)) {
                 I t = rx; rx = ry; ry = t;
                 t = prx; prx = pry; pry = t;
             }
@@ -389,7 +392,7 @@ struct UniteRem {
         I prx = parent(s, rx), pry = parent(s, ry);
         while (true) {
             if (prx == pry) return -1;
-            if (before(prx, pry)) {
+            if (before(s.keyed, prx, pry)) {
                 I t = rx; rx = ry; ry = t;
                 t = prx; prx = pry; pry = t;
             }
@@ -450,7 +453,7 @@ struct UniteJTB {
             // lower rank goes under higher; equal ranks: the later root in the link
             // order under the earlier (as hook-based sampling's plain hooks), and the
             // survivor's rank grows (best effort; rank only guides balance).
-            bool u_under = ku < kv || (ku == kv && before(rv, ru));
+            bool u_under = ku < kv || (ku == kv && before(s.keyed, rv, ru));
             I child = u_under ? ru : rv, par = u_under ? rv : ru;
             u64 wc = u_under ? wu : wv;
             if (atomicCAS(s.packed + child, wc, (wc & ~JTB_MASK) | (u64)par) == wc) {

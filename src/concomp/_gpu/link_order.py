@@ -1,0 +1,60 @@
+"""Which link order a GPU union-find run uses (``Options.link_order``; ``uf.cuh`` has
+the orders and why there are two).
+
+Linked by id, the concurrent unions of a graph whose ids follow its long paths
+(paths, meshes and grids numbered along their rows, trees in depth-first order,
+road networks as their files number them) build parent chains as long as the
+paths. The keyed order (a fixed pseudo-random permutation of the ids) keeps
+every chain short on any id order, and the id order is faster elsewhere. Such
+graphs show themselves by their edges: most of them join ids close to each
+other. :func:`keyed` samples evenly spaced edges and keys the run when at least
+:data:`LOCAL_SHARE` of them join ids at most :data:`LOCAL_WINDOW` apart, or
+``n / 64`` on graphs of fewer than ``64 * LOCAL_WINDOW`` vertices (a path or a
+row-major grid: a half or more; random ids: about ``2 * window / n``, under 4%).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..graph import Graph
+from ..options import Options
+
+__all__ = ["LOCAL_SHARE", "LOCAL_WINDOW", "SAMPLES", "keyed", "local_share"]
+
+#: Edges whose ids differ by at most this many (at most n / 64) count as local.
+LOCAL_WINDOW = 1024
+#: Share of local sampled edges from which a run is keyed.
+LOCAL_SHARE = 0.25
+#: Edges sampled.
+SAMPLES = 4096
+
+
+def local_share(graph: Graph) -> float:
+    """Share of evenly spaced edges of ``graph`` whose ends are at most
+    ``min(LOCAL_WINDOW, n // 64)`` ids apart (0 for a graph without edges)."""
+    m = graph.num_edges
+    if m == 0:
+        return 0.0
+    xp = graph.xp
+    pos = xp.linspace(0, m - 1, num=min(SAMPLES, m)).astype(xp.int64)
+    if graph.has_coo:
+        src, dst = graph.coo()
+        u, v = src[pos], dst[pos]
+    else:
+        indptr, indices, _ = graph.csr()
+        u = xp.searchsorted(indptr, pos, side="right") - 1
+        v = indices[pos]
+    gap = xp.abs(u.astype(xp.int64) - v.astype(xp.int64))
+    window = max(1, min(LOCAL_WINDOW, graph.num_nodes // 64))
+    return float((gap <= window).mean())
+
+
+def keyed(graph: Graph, options: Options) -> bool:
+    """Whether a union-find run on ``graph`` links in the keyed order (cached on it)."""
+    if options.link_order != "auto":
+        return options.link_order == "keyed"
+    cached: Any = graph._device_cache.get("link_keyed")
+    if cached is None:
+        cached = graph._device_cache["link_keyed"] = local_share(graph) >= LOCAL_SHARE
+    return bool(cached)

@@ -1,0 +1,58 @@
+"""The GPU link order's choice (``concomp._gpu.link_order``): the probe runs on NumPy
+graphs too, so it is checked here without a GPU; both orders run on the GPU in
+``test_gpu_engine.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import concomp
+from concomp._gpu.link_order import LOCAL_SHARE, keyed, local_share
+from concomp.errors import InvalidOptionsError
+from concomp.generators import grid, path
+from concomp.options import Options
+from concomp.testing.adversarial import high_diameter_graphs
+
+
+def _graph(src, dst, n):
+    return concomp.Graph.from_edges(np.asarray(src), np.asarray(dst), n)
+
+
+def test_ids_along_the_paths_are_keyed():
+    for name, (src, dst, n) in high_diameter_graphs(1 << 12).items():
+        g = _graph(src, dst, n)
+        assert local_share(g) >= LOCAL_SHARE, name
+        assert keyed(g, Options()), name
+
+
+def test_permuted_and_random_ids_link_by_id():
+    rng = np.random.default_rng(1)
+    n = 1 << 14
+    perm = rng.permutation(n)
+    assert local_share(_graph(perm[:-1], perm[1:], n)) < 0.05
+    assert not keyed(_graph(rng.integers(0, n, 4 * n), rng.integers(0, n, 4 * n), n), Options())
+    assert not keyed(grid(128, 128, permute=True, seed=2), Options())
+
+
+def test_csr_held_graphs_are_probed_from_their_rows():
+    g = grid(200, 300)  # generated as a CSR, ids in row order
+    assert not g.has_coo
+    assert keyed(g, Options())
+    assert not g.has_coo  # the probe does not expand the rows
+
+
+def test_options_force_either_order_and_the_choice_is_cached():
+    g = path(1000)
+    assert not keyed(g, Options(link_order="id"))
+    assert keyed(g, Options(link_order="keyed"))
+    assert keyed(g, Options())
+    assert g._device_cache["link_keyed"] is True
+    empty = _graph(np.zeros(0, np.int64), np.zeros(0, np.int64), 5)
+    assert local_share(empty) == 0.0 and not keyed(empty, Options())
+
+
+@pytest.mark.parametrize("bad", ["ids", None, 1])
+def test_link_order_option_is_validated(bad):
+    with pytest.raises(InvalidOptionsError, match="link_order"):
+        Options(link_order=bad)
