@@ -140,9 +140,10 @@ class Labels:
             self.k0 = run.sample()  # leaves the forest compressed: labels are roots
             self.use = 1
             # the min-label families hook roots by id: start them from the sampled
-            # forest with its roots renamed to their trees' minima (a star still)
-            minv = self.normalise(run.p)
-            run.lmax[...] = minv[run.lmax]  # lmax names a root: rename it as well
+            # forest with its roots the trees' minima (a star still; keyed runs rename)
+            if run.keyed:
+                minv = self.normalise(run.p)
+                run.lmax[...] = minv[run.lmax]  # lmax names a root: rename it as well
         self.P = run.p
         self.lmax = run.lmax if self.use else run.dummy
 

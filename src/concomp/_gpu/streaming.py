@@ -579,9 +579,10 @@ class Streamer:
                     _grid(n), (BLOCK,), (self.p, self.aux, self.packed, self.keyed, I(n))
                 )
             p = self.p[:n]
-            if n:
-                # roots are the first vertices in the link order (uf.cuh), not the
-                # minima: rename them; one thread per vertex in id order (root_min)
+            if n and (self.keyed or self.jtb):
+                # roots are the first vertices in the link order (uf.cuh) or JTB's
+                # by rank, not the minima: rename them; one thread per vertex in id
+                # order (root_min)
                 minv = self.cp.full(n, np.iinfo(self.dt).max, self.dt)
                 self.k.root_min((-(-n // BLOCK),), (BLOCK,), (p, minv, I(n)))
                 self.k.apply_root_min(_grid(n), (BLOCK,), (p, minv, I(n)))

@@ -67,8 +67,10 @@ class UnionFindRun:
         self.scratch = cp.empty(4, self.dt)
         self.lmax, self.qlen, self.dummy = self.scratch[0:1], self.scratch[1:2], self.scratch[2:3]
         self.queue = cp.empty(n if variant.layout == Layout.CSR else 1, self.dt)
-        self.minv = cp.empty(n, self.dt)
         self.keyed = keyed(g, options)
+        #: roots are not their trees' smallest vertices: JTB links by rank
+        self.renames_roots = self.keyed or self.k.jtb
+        self.minv = cp.empty(n if self.renames_roots else 1, self.dt)
         self.uf = (self.p, self.aux, self.packed, np.int32(self.keyed))
         self._csr = self._coo = None
         # materialise every array a phase reads now: a CUDA graph capture of
@@ -87,12 +89,18 @@ class UnionFindRun:
     # -------------------------------------------------------------- phases
     def hb_one_pass(self) -> bool:
         """Whether hook-based sampling runs as the single hb_fused pass: it records no
-        forest and its plain hook stores need a rule without aux or packed state."""
+        forest, its plain hook stores need a rule without aux or packed state, and
+        the id order. Its hooks land while other threads' unions run; in the keyed
+        order half the vertices unite instead of hooking, and a hook that overwrites
+        a link they made loses unions the finish does not redo (found by comparing
+        with the CPU engine on R-MAT, deep-tree and road graphs), so keyed runs hook
+        in a pass of their own first (hb_hook, then hb_roots)."""
         return (
             self.v.sampling == Sampling.HB
             and not self.k.jtb
             and not self.needs_aux
             and not self.record
+            and not self.keyed
         )
 
     def parents_overflow_l2(self) -> bool:
@@ -364,15 +372,16 @@ class UnionFindRun:
             )
 
     def roots(self):
-        """Point every vertex at its component's smallest vertex: compress, then rename
-        the roots (the first vertices in the link order) to their components' minima."""
+        """Point every vertex at its component's smallest vertex: compress, then, where
+        roots are not the minima (keyed order, JTB's ranks), rename them."""
         n, I = self.n, self.I
         self.launch("compress", n, *self.uf, I(n))
         p = self.p[: self.n]
-        minv = self.minv
-        minv.fill(np.iinfo(self.dt).max)
-        self.launch("root_min", n, p, minv, I(n), grid=_in_order(n))
-        self.launch("apply_root_min", n, p, minv, I(n))
+        if self.renames_roots:
+            minv = self.minv
+            minv.fill(np.iinfo(self.dt).max)
+            self.launch("root_min", n, p, minv, I(n), grid=_in_order(n))
+            self.launch("apply_root_min", n, p, minv, I(n))
         return p
 
     def execute(self, mark=lambda name: None):
