@@ -228,7 +228,7 @@ class Graph:
         is). Self loops are dropped; duplicate edges are kept (harmless for
         connectivity, and needed to report edge ids).
         """
-        if self._ucsr is None:
+        if self._ucsr is None or self._ucsr[2] is None:
             if self.symmetric:
                 indptr, indices, eid = self.csr()
                 if eid is None:
@@ -237,6 +237,18 @@ class Graph:
             else:
                 self._ucsr = _symmetrise(self)
         return self._ucsr
+
+    def undirected_rows(self) -> tuple[Any, Any]:
+        """``(indptr, indices)`` of :meth:`undirected_csr` without its edge ids: for a
+        graph flagged ``symmetric`` the stored CSR as is, so a run that records no
+        forest allocates nothing here."""
+        if self._ucsr is not None:
+            return self._ucsr[0], self._ucsr[1]
+        if self.symmetric:
+            indptr, indices, _ = self.csr()
+            self._ucsr = (indptr, indices, None)  # edge ids made on first request
+            return indptr, indices
+        return self.undirected_csr()[:2]
 
     def clear_device_cache(self) -> None:
         """Release device work buffers cached on this graph (e.g. captured CUDA graphs)."""

@@ -177,8 +177,7 @@ class Options:
             )
         if self.link_order not in ("auto", "id", "keyed"):
             raise InvalidOptionsError(
-                f"Options.link_order={self.link_order!r} is not valid: use 'auto', 'id' or "
-                "'keyed'."
+                f"Options.link_order={self.link_order!r} is not valid: use 'auto', 'id' or 'keyed'."
             )
         if self.two_pass not in ("auto", "always", "never"):
             raise InvalidOptionsError(

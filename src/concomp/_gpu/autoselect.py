@@ -44,7 +44,7 @@ DEGREE_SAMPLES = 4096
 
 def degree_cv(graph: Graph) -> float:
     """Coefficient of variation of the degrees of evenly spaced sampled vertices."""
-    indptr = graph.undirected_csr()[0]
+    indptr = graph.undirected_rows()[0]
     xp = graph.xp
     n = graph.num_nodes
     idx = xp.arange(0, n, max(1, n // DEGREE_SAMPLES))

@@ -122,14 +122,16 @@ class UnionFindRun:
         )
 
     def csr(self):
-        """The symmetric CSR in this run's index type (converted once, before any capture)."""
+        """The symmetric CSR in this run's index type (converted once, before any capture);
+        its edge ids (None unless the run records a forest)."""
         if self._csr is None:
-            indptr, indices, eids = self.g.undirected_csr()
-            self._csr = (
-                indptr.astype(self.dt, copy=False),
-                indices.astype(self.dt, copy=False),
-                eids.astype(self.dt, copy=False),
-            )
+            if self.record:
+                indptr, indices, eids = self.g.undirected_csr()
+                eids = eids.astype(self.dt, copy=False)
+            else:
+                (indptr, indices), eids = self.g.undirected_rows(), None
+            as_dt = self.dt
+            self._csr = (indptr.astype(as_dt, copy=False), indices.astype(as_dt, copy=False), eids)
         return self._csr
 
     def coo(self):
