@@ -247,15 +247,25 @@ class Graph:
         return self.weights
 
     def to(self, device: str) -> Graph:
-        """Copy of the graph with its arrays on ``"cpu"`` or ``"gpu"``."""
+        """Copy of the graph with its arrays on ``"cpu"`` or ``"gpu"``.
+
+        A graph whose arrays exceed the device's total memory raises
+        :class:`~concomp.DeviceMemoryError` before anything is copied.
+        """
         if device == self.device:
             return self
         if device == "cpu":
             move = to_numpy
         elif device == "gpu":
-            from ._gpu._compat import cupy_or_raise
+            from ._gpu._compat import check_device_fits, cupy_or_raise
 
             cp = cupy_or_raise()
+            check_device_fits(
+                lambda: f"copying {self!r} to the GPU",
+                self._array_bytes(),
+                fix="stream its edges instead (concomp.stream_components, or "
+                "max_device_bytes= where the call takes it) or use device='cpu'",
+            )
             move = cp.asarray
         else:
             from .errors import InvalidGraphError
@@ -282,6 +292,14 @@ class Graph:
         if self._coo_to_csr is not None:
             g._coo_to_csr = mv(self._coo_to_csr)
         return g
+
+    def _array_bytes(self) -> int:
+        """Bytes of the arrays :meth:`to` copies."""
+        arrays = (self._src, self._dst, self._indptr, self._indices, self.weights)
+        ids = (
+            self.node_ids if self.node_ids is not None and self.node_ids.dtype.kind != "O" else None
+        )
+        return sum(int(a.nbytes) for a in (*arrays, ids, self._coo_to_csr) if a is not None)
 
 
 def _counting_sort(keys: Any, n: int) -> tuple[Any, Any]:
