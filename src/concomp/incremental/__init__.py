@@ -385,12 +385,12 @@ class IncrementalConnectivity:
             need = eng.state_bytes(cap, dt)
             # checked up front: a size that overflows would not fail cleanly on the GPU
             if need > limit:
-                error = DeviceMemoryError if eng.device == "gpu" else InvalidGraphError
-                raise error(
+                gpu = eng.device == "gpu"
+                raise (DeviceMemoryError if gpu else InvalidGraphError)(
                     f"vertex id {hi} needs state for {hi + 1} vertices ({need} bytes, "
-                    f"{need / 2**30:.3g} GiB), more than the {eng.device}'s total memory of "
-                    f"{limit} bytes ({limit / 2**30:.3g} GiB); ids must be dense. Fix: relabel "
-                    "the vertices to 0 .. n-1."
+                    f"{need / 2**30:.3g} GiB), more than the {'device' if gpu else 'host'}'s "
+                    f"total memory of {limit} bytes ({limit / 2**30:.3g} GiB); ids must be "
+                    "dense. Fix: relabel the vertices to 0 .. n-1."
                 )
             try:
                 eng.resize(cap, dt)
