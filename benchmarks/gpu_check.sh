@@ -2,6 +2,8 @@
 # One command for a GPU machine, run from the repository root with the tree carried:
 #   bash benchmarks/gpu_check.sh tests   -> the GPU test suite (pytest -m gpu)
 #   bash benchmarks/gpu_check.sh ab OLD  -> public-call A/B of the tree OLD against src/
+#   bash benchmarks/gpu_check.sh sanitize [TOOL...] -> compute-sanitizer (memcheck, racecheck,
+#        initcheck, synccheck) over every GPU driver: benchmarks/gpu_sanitize.sh
 #   bash benchmarks/gpu_check.sh bench [PROBLEM...] -> the benchmark harness on the GPU, with
 #        the peers of .carry/peers/bin (PEERS=... to change; the default problems: cc forest
 #        incremental streaming msf); the result file and RESULTS.md go to $OUT
@@ -44,6 +46,10 @@ case "${1:-tests}" in
     python3 -m concomp.bench "${problems[@]}" --device gpu "${peers[@]}" ${BENCH_ARGS:-} \
       --out "$result"
     python3 -m concomp.bench.render "$result" --out-dir "$OUT" --no-readme
+    ;;
+  sanitize)
+    shift
+    OUT="$OUT" bash benchmarks/gpu_sanitize.sh "$@"
     ;;
   ab)
     python3 benchmarks/ab_public_calls.py --tree "old=$2" --tree new=src --rounds "${ROUNDS:-2}" \

@@ -21,88 +21,11 @@ import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import concomp  # noqa: E402
-from concomp.errors import ConcompError  # noqa: E402
-
-FUZZ = settings(
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-
-DTYPES = [
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-    "bool",
-    "object",
-]
-SPECIAL = [
-    -1,
-    -(2**63),
-    2**31 - 1,
-    2**40,
-    2**62,
-    2**63 - 1,
-    2**64 - 1,
-    1e19,
-    -1e19,
-    float("nan"),
-    float("inf"),
-    0.5,
-]
-
-
-@st.composite
-def id_arrays(draw, length: int) -> np.ndarray:
-    dtype = draw(st.sampled_from(DTYPES))
-    values = draw(
-        st.lists(
-            st.one_of(st.integers(0, 63), st.sampled_from(SPECIAL)),
-            min_size=length,
-            max_size=length,
-        )
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if dtype == "object":
-            return np.array(values, dtype=object)
-        try:
-            return np.array(values).astype(dtype)
-        except (OverflowError, ValueError):
-            return np.array(
-                [v for v in values if isinstance(v, int) and 0 <= v < 64] or [0], dtype=dtype
-            )
-
-
-NUM_NODES = st.one_of(
-    st.none(),
-    st.integers(0, 80),
-    st.sampled_from(
-        [-1, 2**40, 2**62 + 1, 2**63 - 1, 2**64 + 1, 1.5, True, np.int64(7), np.uint64(2**63)]
-    ),
-)
-
-
-def only_documented(call) -> None:
-    """Run ``call``; an exception that is not concomp's own fails the test."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            call()
-    except ConcompError:
-        pass
+from fuzz_strategies import FUZZ, NUM_NODES, id_arrays, only_documented  # noqa: E402
 
 
 @settings(FUZZ, max_examples=140)

@@ -248,6 +248,18 @@ def connected_components(
         input's id of each vertex (``labels[i]`` belongs to ``node_ids[i]``).
         ``return_labels=False`` returns the count alone.
 
+    Raises
+    ------
+    InvalidGraphError
+        Bad ids, shapes, dtypes or counts (the message names the argument, the value
+        and the fix), among them vertex counts beyond 2**62 or beyond what the
+        host's memory holds at one label per vertex.
+    DeviceMemoryError
+        On the GPU, before anything is allocated: the run needs more than the
+        device's total memory (or, found by CuPy's allocator, than is free).
+    DeviceUnavailableError
+        ``device="gpu"`` where no GPU is usable.
+
     Examples
     --------
     >>> import numpy as np, concomp

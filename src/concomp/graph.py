@@ -12,6 +12,7 @@ Arrays live on the host (NumPy) or the device (CuPy); ``graph.device`` says whic
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -259,15 +260,28 @@ class Graph:
         return self.weights
 
     def to(self, device: str) -> Graph:
-        """Copy of the graph with its arrays on ``"cpu"`` or ``"gpu"``."""
+        """Copy of the graph with its arrays on ``"cpu"`` or ``"gpu"``.
+
+        A graph whose arrays exceed the device's total memory raises
+        :class:`~concomp.DeviceMemoryError` before anything is copied; one that
+        exceeds the memory free at the moment raises it when CuPy's allocator fails.
+        """
         if device == self.device:
             return self
+        guard: Any = contextlib.nullcontext()
         if device == "cpu":
             move = to_numpy
         elif device == "gpu":
-            from ._gpu._compat import cupy_or_raise
+            from ._gpu._compat import check_device_fits, cupy_or_raise, out_of_memory_guard
 
             cp = cupy_or_raise()
+            need = check_device_fits(
+                lambda: f"copying {self!r} to the GPU",
+                self._array_bytes(),
+                fix="stream its edges instead (concomp.stream_components, or "
+                "max_device_bytes= where the call takes it) or use device='cpu'",
+            )
+            guard = out_of_memory_guard(f"copying {self!r} to the GPU", need)
             move = cp.asarray
         else:
             from .errors import InvalidGraphError
@@ -277,23 +291,32 @@ class Graph:
         def mv(a):
             return None if a is None else move(a)
 
-        g = Graph(
-            self.num_nodes,
-            src=mv(self._src),
-            dst=mv(self._dst),
-            indptr=mv(self._indptr),
-            indices=mv(self._indices),
-            weights=mv(self.weights),
-            directed=self.directed,
-            symmetric=self.symmetric,
-            # ids that are numbers go along; strings and objects can only live on the host
-            node_ids=self.node_ids
-            if self.node_ids is None or self.node_ids.dtype.kind == "O"
-            else mv(self.node_ids),
-        )
-        if self._coo_to_csr is not None:
-            g._coo_to_csr = mv(self._coo_to_csr)
+        with guard:
+            g = Graph(
+                self.num_nodes,
+                src=mv(self._src),
+                dst=mv(self._dst),
+                indptr=mv(self._indptr),
+                indices=mv(self._indices),
+                weights=mv(self.weights),
+                directed=self.directed,
+                symmetric=self.symmetric,
+                # ids that are numbers go along; strings and objects can only live on the host
+                node_ids=self.node_ids
+                if self.node_ids is None or self.node_ids.dtype.kind == "O"
+                else mv(self.node_ids),
+            )
+            if self._coo_to_csr is not None:
+                g._coo_to_csr = mv(self._coo_to_csr)
         return g
+
+    def _array_bytes(self) -> int:
+        """Bytes of the arrays :meth:`to` copies."""
+        arrays = (self._src, self._dst, self._indptr, self._indices, self.weights)
+        ids = (
+            self.node_ids if self.node_ids is not None and self.node_ids.dtype.kind != "O" else None
+        )
+        return sum(int(a.nbytes) for a in (*arrays, ids, self._coo_to_csr) if a is not None)
 
 
 def _counting_sort(keys: Any, n: int) -> tuple[Any, Any]:

@@ -124,6 +124,10 @@ def stream_components(
     InvalidGraphError
         A chunk is malformed or has an id that is negative, not an integer, or
         ``>= num_nodes``; the message names the chunk and the position.
+    DeviceMemoryError
+        On the GPU, before anything is allocated for it: the labels for
+        ``num_nodes``, or for a chunk's largest id, need more than the budget or
+        the device's total memory.
 
     Examples
     --------

@@ -5,19 +5,28 @@ from __future__ import annotations
 import functools
 import logging
 import os
+from collections.abc import Callable
 
 from ..errors import DeviceMemoryError, DeviceUnavailableError
 
 log = logging.getLogger("concomp.gpu")
 
 __all__ = [
+    "check_device_fits",
     "cupy_module",
     "cupy_or_raise",
     "cupyx_module",
     "device_info",
+    "device_total_bytes",
     "gpu_status",
     "out_of_memory_guard",
 ]
+
+#: The remedy a refused size proposes unless the caller names a better one.
+DEVICE_FIT_FIX = (
+    "make the vertex ids dense (relabel them to 0 .. n-1, or pass renumber=True) so that "
+    "num_nodes is the number of vertices the graph has, or use device='cpu'"
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -68,6 +77,78 @@ def device_info(device_id: int = 0) -> dict:
         "cc": (attrs["major"], attrs["minor"]),
         "total_mem": attrs["totalGlobalMem"],
     }
+
+
+def device_total_bytes() -> int:
+    """Total memory of the current device in bytes (read once per device)."""
+    import cupy
+
+    return int(device_info(cupy.cuda.runtime.getDevice())["total_mem"])
+
+
+def _free_bytes() -> int | None:
+    """Free device memory, counting what CuPy's pool holds unused (None if unreadable)."""
+    import cupy
+
+    try:
+        free, _ = cupy.cuda.runtime.memGetInfo()
+        return int(free) + int(cupy.get_default_memory_pool().free_bytes())
+    except cupy.cuda.runtime.CUDARuntimeError:
+        return None
+
+
+def check_device_fits(
+    what: str | Callable[[], str],
+    nbytes: int,
+    *,
+    total: int | None = None,
+    fix: str = DEVICE_FIT_FIX,
+) -> int:
+    """Return ``nbytes``, or raise :class:`DeviceMemoryError` if the device can never hold it.
+
+    The one up-front size check of the GPU drivers: each calls it with the least
+    bytes its own arrays take, before it allocates or launches anything. Sizes are
+    Python integers, so a vertex count near 2**62 cannot wrap into a small
+    allocation that the kernels would then overrun. The limit is the device's
+    *total* memory: a request above it can never fit, while one above the memory
+    free right now may fit later and is left to :class:`out_of_memory_guard`.
+
+    Parameters
+    ----------
+    what : str or callable
+        What needs the memory ("connected components of Graph(...)"); a callable is
+        called only to build the message (keeping a ``repr`` off the hot path).
+    nbytes : int
+        Least device bytes the request allocates.
+    total : int, optional
+        Device memory to compare with (default: the current device's total); tests
+        pass one to check the rule without a GPU.
+    fix : str
+        The remedy the message proposes.
+
+    Examples
+    --------
+    >>> check_device_fits("labels of 10 vertices", 80, total=1 << 30)
+    80
+    >>> check_device_fits("labels of 2**40 vertices", 2**43, total=80 * 2**30)
+    ... # doctest: +NORMALIZE_WHITESPACE +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    concomp.errors.DeviceMemoryError: labels of 2**40 vertices needs at least 8796093022208
+    bytes (8192 GiB) on the GPU, more than the device's total memory of 85899345920 bytes
+    (80 GiB). Fix: make the vertex ids dense ... or use device='cpu'.
+    """
+    need = int(nbytes)
+    limit = device_total_bytes() if total is None else int(total)
+    if need <= limit:
+        return need
+    free = _free_bytes() if total is None else None
+    now = f"; {free / 2**30:.4g} GiB of it free now" if free is not None else ""
+    raise DeviceMemoryError(
+        f"{what() if callable(what) else what} needs at least {need} bytes "
+        f"({need / 2**30:.4g} GiB) on the GPU, more than the device's total memory of "
+        f"{limit} bytes ({limit / 2**30:.4g} GiB{now}). Fix: {fix}."
+    )
 
 
 class out_of_memory_guard:

@@ -26,7 +26,8 @@ from .._arrays import get_xp
 from ..graph import Graph
 from ..options import Options
 from ..variants import Sampling, Variant
-from ._compat import cupy_or_raise, out_of_memory_guard
+from ._compat import check_device_fits, cupy_or_raise, out_of_memory_guard
+from ._limits import static_run_bytes
 from .autoselect import choose
 from .families import run_family
 from .unionfind import UnionFindRun, index_dtype_of
@@ -89,8 +90,12 @@ def run_variant(
     With ``options.capture_graphs``, the second call with the same graph, variant
     and options captures a CUDA graph and later calls replay it
     (:meth:`concomp.Graph.clear_device_cache` releases it). The min-based families
-    and Stages have their own driver (:func:`concomp._gpu.families.run_family`).
+    and Stages have their own driver (:func:`concomp._gpu.families.run_family`). A
+    run whose arrays need more than the device's total memory raises
+    :class:`~concomp.DeviceMemoryError` before anything is allocated.
     """
+    least = static_run_bytes(g.num_nodes, variant, index_dtype_of(g, options), record)
+    check_device_fits(lambda: f"connected components of {g!r} ({variant})", least)
     if variant.family != "unionfind" or variant.sampling == Sampling.STAGES:
         return run_family(g, variant, options, record=record)
     n = g.num_nodes

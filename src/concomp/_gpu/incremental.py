@@ -37,7 +37,13 @@ from .._rules import union_rule, union_rules_for
 from .._shared.state import ArrayState
 from ..options import Options
 from ..variants import Finish, Variant
-from ._compat import cupy_or_raise, device_info, out_of_memory_guard
+from ._compat import (
+    check_device_fits,
+    cupy_or_raise,
+    device_info,
+    device_total_bytes,
+    out_of_memory_guard,
+)
 from ._compile import get_kernel
 from .kernels import BLOCK, ctype
 from .kernels import grid_for as _grid
@@ -113,6 +119,11 @@ class IncrementalEngine(ArrayState):
         row = union_rule(variant.finish)
         self.unite = row.cpp_policy(str(variant.compress))
         self.needs_aux = row.aux
+        # before the first allocation: the state of a huge num_nodes can never fit
+        check_device_fits(
+            f"incremental connectivity state of {capacity} vertices",
+            self.state_bytes(capacity, dtype),
+        )
         self.aux = cp.zeros(1, np.int32)
         self._stats = cp.zeros(3, np.int64)
         # pinned: the one download per batch is a DMA, not a staged copy
@@ -159,6 +170,9 @@ class IncrementalEngine(ArrayState):
         ``cuda/incremental.cu``); ``hook_src`` and the others are views of its columns.
         """
         cp, dt, k = self.xp, np.dtype(dtype), self.capacity
+        check_device_fits(
+            f"incremental connectivity state of {capacity} vertices", self.state_bytes(capacity, dt)
+        )
         with out_of_memory_guard(
             "growing the incremental connectivity state", self.state_bytes(capacity, dt)
         ):
@@ -190,7 +204,7 @@ class IncrementalEngine(ArrayState):
         return out
 
     def memory_limit(self) -> int:
-        return int(device_info()["total_mem"])
+        return device_total_bytes()
 
     def restore(self, arrays: dict[str, np.ndarray], links: int) -> None:
         super().restore(arrays, links)

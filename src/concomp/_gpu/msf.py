@@ -21,7 +21,8 @@ import numpy as np
 from ..graph import Graph
 from ..options import Options
 from . import msf_keys
-from ._compat import cupy_or_raise
+from ._compat import check_device_fits, cupy_or_raise, out_of_memory_guard
+from ._limits import msf_bytes
 from .kernels import BLOCK as _BLOCK
 from .kernels import grid_for as _grid
 from .msf_rank import msf_kernel, rank_edges, weight_keys
@@ -138,11 +139,7 @@ def msf_edge_ids(
     """
     cp = cupy_or_raise()
     m = int(src.shape[0])
-    dt = (
-        np.dtype(index_dtype)
-        if index_dtype is not None
-        else (np.dtype(np.int32) if max(n, m) < 2**31 - 1 else np.dtype(np.int64))
-    )
+    dt = _index_dtype(n, m, index_dtype)
     if m == 0 or n < 2:
         return cp.zeros(0, dtype=cp.int64)
     code = weight_keys(weights, m, maximum)
@@ -160,19 +157,36 @@ def msf_edge_ids(
     return msf_keys.boruvka(eu, ev, n, m, dt, eid=eid)  # a rank is a complete key by itself
 
 
+def _index_dtype(n: int, m: int, forced: Any) -> np.dtype:
+    """The kernels' id type: int32 while ``n`` and ``m`` fit, else int64; a forced int32
+    gives way to int64 where they do not fit (the kernels would overrun)."""
+    own = np.dtype(np.int32) if max(n, m) < 2**31 - 1 else np.dtype(np.int64)
+    if forced is None or np.dtype(forced).itemsize < own.itemsize:
+        return own
+    return np.dtype(forced)
+
+
 def minimum_spanning_forest_ids(
     graph: Graph, algorithm: str, maximum: bool, options: Options
 ) -> Any:
     """Input edge ids (ascending, CuPy int64) of the minimum (maximum) spanning forest of
-    a device graph under the tie rule; "prim" runs Prim, "boruvka" and "kruskal" Borůvka."""
-    src, dst = graph.coo()
-    return msf_edge_ids(
-        src,
-        dst,
-        graph.weights,
-        graph.num_nodes,
-        algorithm="prim" if algorithm == "prim" else "boruvka",
-        maximum=maximum,
-        index_dtype=options.index_dtype,
-        packed_keys=options.msf_packed_keys,
-    )
+    a device graph under the tie rule; "prim" runs Prim, "boruvka" and "kruskal" Borůvka.
+
+    A run whose arrays need more than the device's total memory raises
+    :class:`~concomp.DeviceMemoryError` before anything is allocated.
+    """
+    n, m = graph.num_nodes, graph.num_edges
+    least = msf_bytes(n, m, _index_dtype(n, m, options.index_dtype))
+    check_device_fits(lambda: f"the minimum spanning forest of {graph!r}", least)
+    with out_of_memory_guard(f"the minimum spanning forest of {graph!r}"):
+        src, dst = graph.coo()
+        return msf_edge_ids(
+            src,
+            dst,
+            graph.weights,
+            n,
+            algorithm="prim" if algorithm == "prim" else "boruvka",
+            maximum=maximum,
+            index_dtype=options.index_dtype,
+            packed_keys=options.msf_packed_keys,
+        )

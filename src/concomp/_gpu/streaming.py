@@ -51,7 +51,7 @@ from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..options import DEFAULTS, Options
 from ..variants import Finish, Layout, Sampling, Variant
-from ._compat import cupy_or_raise, out_of_memory_guard
+from ._compat import check_device_fits, cupy_or_raise, device_total_bytes, out_of_memory_guard
 from .components import canonical_labels
 from .kernels import BLOCK, cc_kernels
 from .kernels import grid_for as _grid
@@ -284,7 +284,10 @@ class Streamer:
         # the edges are not known in advance: "auto" keys the links (see
         # concomp._gpu.link_order), which keeps chains short on any id order
         self.keyed = np.int32(options.link_order != "id")
-        dt = np.dtype(index_dtype or (np.int32 if self.n - 1 <= self.int32_ids else np.int64))
+        own = np.dtype(np.int32 if self.n - 1 <= self.int32_ids else np.int64)
+        # a forced label type too narrow for num_nodes gives way (the labels would wrap)
+        forced = None if index_dtype is None else np.dtype(index_dtype)
+        dt = own if forced is None or forced.itemsize < own.itemsize else forced
         self.compute = cp.cuda.Stream(non_blocking=True)
         self.copy = cp.cuda.Stream(non_blocking=True)
         self.launches = 0
@@ -311,9 +314,18 @@ class Streamer:
                     f"{labels} bytes on the GPU but only {budget} bytes are usable. Fix: free GPU "
                     "memory or use device='cpu'."
                 )
-        self.limit = budget
         self.chunk = plan_chunk_edges(
             budget, self.n if self.fixed else None, dt, self.variant, self.chunk_request
+        )
+        # growth stops at the budget, and never passes what the device has at all
+        self.limit = min(budget, device_total_bytes())
+        check_device_fits(
+            lambda: (
+                f"streaming connected components ({self.n} vertices, {self.chunk} edges per slot)"
+            ),
+            self._device_bytes(cap),
+            fix="pass num_nodes no larger than the graph (ids must be dense: relabel them to "
+            "0 .. n-1) or use device='cpu'",
         )
         with out_of_memory_guard("streaming connected components", self._device_bytes(cap)):
             with self.compute:
@@ -350,8 +362,10 @@ class Streamer:
             raise DeviceMemoryError(
                 f"streaming connected components: vertex id {need - 1} needs labels of {need} "
                 f"vertices ({need * per_vertex} bytes) besides {self.chunk} edges per slot, over "
-                f"the device budget of {self.limit} bytes. Fix: pass num_nodes so the slots are "
-                "sized for the labels, raise max_device_bytes, or use device='cpu'."
+                f"the device budget of {self.limit} bytes (max_device_bytes, at most the "
+                "device's memory). Fix: make the ids dense (relabel them to 0 .. n-1), pass "
+                "num_nodes so the slots are sized for the labels, raise max_device_bytes, or "
+                "use device='cpu'."
             )
         new = min(new, room)
         with out_of_memory_guard("growing the streaming labels", new * per_vertex), self.compute:

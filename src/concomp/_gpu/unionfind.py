@@ -37,8 +37,10 @@ __all__ = ["UnionFindRun", "index_dtype_of"]
 
 
 def index_dtype_of(g: Graph, options: Options) -> np.dtype:
-    """The kernels' index type: ``options.index_dtype``, else the graph's."""
-    return np.dtype(options.index_dtype or g.index_dtype)
+    """The kernels' index type: ``options.index_dtype`` where the graph's ids and offsets
+    fit it (32-bit kernels would overrun on a larger graph), else the graph's."""
+    own, forced = np.dtype(g.index_dtype), options.index_dtype
+    return own if forced is None or np.dtype(forced).itemsize < own.itemsize else np.dtype(forced)
 
 
 def _in_order(work: int) -> tuple[int]:

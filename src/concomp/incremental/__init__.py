@@ -24,7 +24,13 @@ import numpy as np
 from .._checks import check_num_nodes
 from .._dispatch import driver, resolve_device
 from .._rules import union_rules_for
-from ..errors import InvalidGraphError, InvalidStateError, InvalidVariantError
+from ..errors import (
+    ConcompError,
+    DeviceMemoryError,
+    InvalidGraphError,
+    InvalidStateError,
+    InvalidVariantError,
+)
 from ..forest import SpanningForest
 from ..options import Options, resolve_options
 from ..variants import Variant, resolve_variant
@@ -127,6 +133,15 @@ class IncrementalConnectivity:
         or one of :func:`legal_algorithms`.
     options : concomp.options.Options, optional
         Engine settings (default: the measured defaults).
+
+    Raises
+    ------
+    InvalidGraphError
+        A batch has an id that is negative or not an integer (the batch is rejected
+        whole), or ``num_nodes`` cannot be indexed or held in host memory.
+    DeviceMemoryError
+        On the GPU, before anything is allocated: the state for ``num_nodes``, or for
+        a batch's largest id, needs more than the device's total memory.
 
     Notes
     -----
@@ -364,16 +379,23 @@ class IncrementalConnectivity:
         eng = self._engine
         cap, dt = plan_capacity(eng.capacity, eng.dtype, hi + 1, self._options.int32_capacity)
         if cap != eng.capacity or dt != eng.dtype:
-            need, limit = eng.state_bytes(cap, dt), eng.memory_limit()
+            limit = eng.memory_limit()
+            if eng.state_bytes(cap, dt) > limit:
+                cap = hi + 1  # doubling would pass the memory: hold exactly these ids
+            need = eng.state_bytes(cap, dt)
             # checked up front: a size that overflows would not fail cleanly on the GPU
             if need > limit:
-                raise InvalidGraphError(
-                    f"vertex id {hi} needs state for {hi + 1} vertices ({need / 2**30:.3g} GiB), "
-                    f"more than the {eng.device} has ({limit / 2**30:.3g} GiB); ids must be "
+                gpu = eng.device == "gpu"
+                raise (DeviceMemoryError if gpu else InvalidGraphError)(
+                    f"vertex id {hi} needs state for {hi + 1} vertices ({need} bytes, "
+                    f"{need / 2**30:.3g} GiB), more than the {'device' if gpu else 'host'}'s "
+                    f"total memory of {limit} bytes ({limit / 2**30:.3g} GiB); ids must be "
                     "dense. Fix: relabel the vertices to 0 .. n-1."
                 )
             try:
                 eng.resize(cap, dt)
+            except ConcompError:
+                raise
             except (MemoryError, ValueError, OverflowError) as exc:
                 raise InvalidGraphError(
                     f"vertex id {hi} needs state for {hi + 1} vertices, which cannot be "
