@@ -353,9 +353,12 @@ def _is_path(obj: Any) -> bool:
 
 
 def _ndim(x: Any) -> int:
+    nd = getattr(x, "ndim", None)
+    if isinstance(nd, int):  # an array of any library (CuPy refuses np.ndim's conversion)
+        return nd
     try:
         return int(np.ndim(x))
-    except ValueError:  # ragged nested lists: not a 1-D id array
+    except (ValueError, TypeError):  # ragged lists, or a sequence of device arrays
         return -1
 
 

@@ -138,6 +138,12 @@ class Labels:
         self.use, self.k0 = 0, 0
         if sampling != Sampling.NONE:
             self.k0 = run.sample()  # leaves the forest compressed: labels are roots
+            if sampling == Sampling.HB:
+                # hook-based sampling unites edge 0 only of the vertices it hooked (a
+                # vertex another union linked first skips its edges), and these
+                # finishes start every row at k0, with no per-vertex exception as
+                # cc.cu's first_edge makes: they read every edge again
+                self.k0 = 0
             self.use = 1
             # the min-label families hook roots by id: start them from the sampled
             # forest with its roots the trees' minima (a star still; keyed runs rename)
