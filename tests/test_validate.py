@@ -228,3 +228,43 @@ def test_ids_near_two_to_the_31_choose_int64_without_running_the_engine():
     assert as_graph((src, dst)).num_nodes == 4  # renumber="auto": the distinct ids
     with pytest.raises(InvalidGraphError, match=f"vertex id {big - 1} at position 1"):
         as_graph((src, dst), num_nodes=big - 1)
+
+
+@pytest.mark.gpu
+def test_device_arrays_take_the_fused_checks_with_the_same_results_and_messages():
+    """Valid CuPy input passes the fused device checks (concomp._gpu.checks) and builds
+    the graph the NumPy input builds; invalid input gets the general checks' message."""
+    cp = pytest.importorskip("cupy")
+    import re
+
+    import concomp
+    from concomp.errors import InvalidGraphError
+
+    src, dst = np.array([0, 2, 5], np.int32), np.array([1, 3, 4], np.int32)
+    for n in (None, 9):
+        host = concomp.Graph.from_edges(src, dst, n)
+        dev = concomp.Graph.from_edges(cp.asarray(src), cp.asarray(dst), n)
+        assert dev.num_nodes == host.num_nodes
+    indptr, indices = np.array([0, 1, 1, 3], np.int64), np.array([2, 0, 1], np.uint16)
+    assert concomp.Graph.from_csr(cp.asarray(indptr), cp.asarray(indices)).num_nodes == 3
+    bad_edges = [
+        ([0, -1], [1, 2], None),
+        ([0, 1], [1, 7], 5),
+    ]
+    for s, d, n in bad_edges:
+        with pytest.raises(InvalidGraphError) as host_err:
+            concomp.Graph.from_edges(np.array(s), np.array(d), n)
+        with pytest.raises(InvalidGraphError, match=re.escape(str(host_err.value))):
+            concomp.Graph.from_edges(cp.array(s), cp.array(d), n)
+    bad_csr = [
+        ([0, 2, 1, 3], [0, 1, 2]),  # decreasing
+        ([1, 2, 3, 3], [0, 1, 2]),  # does not start at 0
+        ([0, 1, 2, 2], [0, 1, 2]),  # does not end at len(indices)
+        ([0, 1, 2, 3], [0, 1, 3]),  # id >= n
+        ([0, 1, 2, 3], [0, -1, 2]),  # negative id
+    ]
+    for p, i in bad_csr:
+        with pytest.raises(InvalidGraphError) as host_err:
+            concomp.Graph.from_csr(np.array(p), np.array(i))
+        with pytest.raises(InvalidGraphError, match=re.escape(str(host_err.value))):
+            concomp.Graph.from_csr(cp.array(p), cp.array(i))

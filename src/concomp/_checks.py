@@ -264,7 +264,11 @@ def validate_edges(
             "one CuPy). Fix: move both to the same device."
         )
     n = _resolve_n(num_nodes)
-    src, dst = check_ids(src, "src", n), check_ids(dst, "dst", n)
+    fast = _device_edges_valid(src, dst, n)
+    if fast is not None:
+        n = fast
+    else:
+        src, dst = check_ids(src, "src", n), check_ids(dst, "dst", n)
     if src.shape[0] != dst.shape[0]:
         raise InvalidGraphError(
             f"arguments `src` and `dst` differ in length ({src.shape[0]} vs "
@@ -315,12 +319,52 @@ def validate_csr(
             f"num_nodes={n}; the matrix must be square. Fix: pass n + 1 "
             "offsets."
         )
-    indices = check_ids(indices, "indices", n)
-    check_indptr(indptr, int(indices.shape[0]))
+    if not _device_csr_valid(indptr, indices, n):
+        indices = check_ids(indices, "indices", n)
+        check_indptr(indptr, int(indices.shape[0]))
     m = int(indices.shape[0])
     w = check_weights(weights, m)
     dt = index_dtype_for(n, 2 * m)
     return n, indptr.astype(dt, copy=False), indices.astype(dt, copy=False), w
+
+
+def _device_edges_valid(src: Any, dst: Any, n: int | None) -> int | None:
+    """The vertex count of valid device edge arrays, checked in one fused pass per array
+    and one host read (:mod:`concomp._gpu.checks`); None sends the input to the
+    general checks (host arrays, other dtypes, or anything wrong, whose message they
+    word)."""
+    if not (is_cupy_array(src) and is_cupy_array(dst)):
+        return None
+    from ._gpu._compat import fused_check_dtype, fused_id_range
+
+    if not (fused_check_dtype(src) and fused_check_dtype(dst)):
+        return None
+    if src.shape[0] != dst.shape[0] or not src.size:
+        return None
+    lo, hi = fused_id_range(src, dst)
+    if lo < 0 or hi > MAX_NODES or (n is not None and hi >= n):
+        return None
+    if n is not None:
+        return n
+    try:
+        return check_num_nodes(hi + 1, "src", cause=f"vertex id {hi} implies")
+    except InvalidGraphError:
+        return None
+
+
+def _device_csr_valid(indptr: Any, indices: Any, n: int) -> bool:
+    """Whether device CSR arrays pass every check of :func:`validate_csr` on the ids and
+    the row pointer, found in one fused pass each and one host read; False sends the
+    input to the general checks (which word the message, or pass host arrays)."""
+    if not (is_cupy_array(indptr) and is_cupy_array(indices)):
+        return False
+    from ._gpu._compat import fused_check_dtype, fused_csr_facts
+
+    if not (fused_check_dtype(indptr) and fused_check_dtype(indices)):
+        return False
+    f = fused_csr_facts(indptr, indices)
+    ids_ok = indices.size == 0 or (f["lo"] >= 0 and f["hi"] < n)
+    return ids_ok and f["decreases"] == 0 and f["first"] == 0 and f["last"] == indices.shape[0]
 
 
 def check_indptr(indptr: Any, nnz: int) -> None:

@@ -6,6 +6,7 @@ import functools
 import logging
 import os
 from collections.abc import Callable
+from typing import Any
 
 from ..errors import DeviceMemoryError, DeviceUnavailableError
 
@@ -189,3 +190,27 @@ def cupyx_module(name: str):
     import importlib
 
     return importlib.import_module(f"cupyx.{name}")
+
+
+# The fused input checks of device arrays (:mod:`concomp._gpu.checks`), reached from
+# the engine-neutral checks (``concomp._checks``) through this module, the one GPU
+# module they may import.
+def fused_check_dtype(a: Any) -> bool:
+    """Whether the fused device checks read ``a`` (:func:`concomp._gpu.checks.fast_dtype`)."""
+    from .checks import fast_dtype
+
+    return fast_dtype(a)
+
+
+def fused_id_range(*arrays: Any) -> tuple[int, int]:
+    """:func:`concomp._gpu.checks.id_range`."""
+    from .checks import id_range
+
+    return id_range(cupy_module(), *arrays)
+
+
+def fused_csr_facts(indptr: Any, indices: Any) -> dict[str, int]:
+    """:func:`concomp._gpu.checks.csr_facts`."""
+    from .checks import csr_facts
+
+    return csr_facts(cupy_module(), indptr, indices)

@@ -10,41 +10,11 @@ it does so from CuPy 14.2, the lowest version the ``gpu`` extras allow.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 from ._compat import cupy_module
-
-CUDA_DIR = Path(__file__).with_name("cuda")
-#: Options shared by NVRTC (here) and nvcc (the CPU-side compile test).
-NVRTC_OPTIONS = ("--std=c++17", "-DCONCOMP_NVRTC")
+from ._source import CUDA_DIR, NVRTC_OPTIONS, source_text
 
 __all__ = ["CUDA_DIR", "NVRTC_OPTIONS", "get_kernel", "get_module", "source_text"]
-
-
-@functools.cache
-def source_text(filename: str) -> str:
-    """The source of ``cuda/<filename>`` with local ``#include "x.cuh"`` lines inlined.
-
-    Inlining keeps NVRTC independent of include paths inside installed wheels.
-    Each header is inlined once, where it is first included (``#pragma once``).
-    """
-    return "\n".join(_inline(filename, set()))
-
-
-def _inline(filename: str, seen: set[str]) -> list[str]:
-    out = []
-    for line in (CUDA_DIR / filename).read_text().splitlines():
-        s = line.strip()
-        if s == "#pragma once":
-            continue
-        if s.startswith('#include "') and s.endswith('"'):
-            header = s[len('#include "') : -1]
-            if header not in seen:
-                seen.add(header)
-                out.extend(_inline(header, seen))
-        else:
-            out.append(line)
-    return out
 
 
 @functools.cache

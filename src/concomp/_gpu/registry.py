@@ -6,7 +6,7 @@ with nvcc for sm_90, so a kernel build error fails CI instead of a device run.
 
 from __future__ import annotations
 
-from . import family_state, incremental, msf_keys, msf_rank
+from . import checks, family_state, incremental, msf_keys, msf_rank
 from .kernels import all_cc_instantiations
 
 
@@ -18,4 +18,5 @@ def all_instantiations() -> dict[str, list[str]]:
         "boruvka.cu": sorted(set(msf_keys.INSTANTIATIONS)),
         "families.cu": sorted(set(family_state.INSTANTIATIONS)),
         "incremental.cu": sorted(set(incremental.INSTANTIATIONS())),
+        "checks.cu": sorted(checks.INSTANTIATIONS),
     }

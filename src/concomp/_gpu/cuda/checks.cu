@@ -1,0 +1,48 @@
+// Input checks of device arrays in one pass each and one download for all of them
+// (concomp._gpu.checks): the range of vertex ids, and whether a CSR row pointer
+// never decreases. The host reads the five words of `out` once; it fills them
+// with (LLONG_MAX, LLONG_MIN, 0, 0, 0) first.
+#include "common.cuh"
+
+#define CHECK_MIN 0
+#define CHECK_MAX 1
+#define CHECK_DECREASES 2
+#define CHECK_FIRST 3
+#define CHECK_LAST 4
+
+// out[CHECK_MIN] / out[CHECK_MAX]: smallest and largest value of a[0..m).
+template <typename T>
+__global__ void id_range(const T* __restrict__ a, long long m, long long* out) {
+    long long lo = 0x7fffffffffffffffll, hi = -0x7fffffffffffffffll - 1;
+    GRID_STRIDE(i, m) {
+        long long x = (long long)a[i];
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+    }
+    // a warp's lanes reduce first: one atomic pair per warp, not per thread
+    for (int off = 16; off > 0; off >>= 1) {
+        long long olo = __shfl_down_sync(0xffffffffu, lo, off);
+        long long ohi = __shfl_down_sync(0xffffffffu, hi, off);
+        lo = olo < lo ? olo : lo;
+        hi = ohi > hi ? ohi : hi;
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicMin(out + CHECK_MIN, lo);
+        atomicMax(out + CHECK_MAX, hi);
+    }
+}
+
+// out[CHECK_DECREASES]: how many i have p[i + 1] < p[i]; out[CHECK_FIRST], out[CHECK_LAST]:
+// p[0] and p[rows] (the row pointer has rows + 1 entries).
+template <typename T>
+__global__ void offsets_check(const T* __restrict__ p, long long rows, long long* out) {
+    long long bad = 0;
+    GRID_STRIDE(i, rows) bad += p[i + 1] < p[i];
+    for (int off = 16; off > 0; off >>= 1) bad += __shfl_down_sync(0xffffffffu, bad, off);
+    if ((threadIdx.x & 31) == 0 && bad) atomicAdd((unsigned long long*)(out + CHECK_DECREASES),
+                                                  (unsigned long long)bad);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        out[CHECK_FIRST] = (long long)p[0];
+        out[CHECK_LAST] = (long long)p[rows];
+    }
+}
