@@ -284,8 +284,10 @@ def connected_components(
         graph, num_nodes, device, algorithm, max_device_bytes, options, renumber
     )
     dev = _device_of(roots)
+    if not return_labels:  # the count alone: no labels to number
+        return driver(dev, "components", "count_roots")(roots)
     want = output_device or _data_device(graph)
-    if canonical and dev == "gpu" and want == "cpu" and return_labels:
+    if canonical and dev == "gpu" and want == "cpu":
         # labels for the host: relabel on the device, come back through pinned buffers
         count, labels = driver(dev, "streaming", "stream_labels")(roots, max_device_bytes, True)
         return ComponentLabels(count, labels, _place_ids(node_ids, want))
@@ -293,8 +295,6 @@ def connected_components(
         count, labels = driver(dev, "components", "canonical_labels")(roots)
     else:
         count, labels = driver(dev, "components", "count_roots")(roots), roots
-    if not return_labels:
-        return count
     return ComponentLabels(count, _place(labels, want), _place_ids(node_ids, want), canonical)
 
 

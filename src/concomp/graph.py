@@ -202,10 +202,14 @@ class Graph:
         """``(src, dst)`` of every input edge, in edge-id order."""
         if self._src is None:
             xp = self.xp
-            # searchsorted works the same on NumPy and CuPy (cupy.repeat takes no array counts)
-            pos = xp.arange(self._num_edges, dtype=self._indptr.dtype)
-            row = xp.searchsorted(self._indptr, pos, side="right") - 1
-            self._src = row.astype(self._indices.dtype, copy=False)
+            if xp is np:
+                from ._shared.csr import expand_rows
+
+                self._src = expand_rows(self._indptr, self._indices.dtype)
+            else:  # cupy.repeat takes no array counts; one binary search per entry
+                pos = xp.arange(self._num_edges, dtype=self._indptr.dtype)
+                row = xp.searchsorted(self._indptr, pos, side="right") - 1
+                self._src = row.astype(self._indices.dtype, copy=False)
             self._dst = self._indices
         return self._src, self._dst
 

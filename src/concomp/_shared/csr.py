@@ -35,3 +35,25 @@ def counting_sort(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     order = np.empty(keys.shape[0], dtype=dt)
     _scatter(keys, indptr, order)
     return indptr, order
+
+
+@nb.njit(cache=True)
+def _expand(indptr, rows):
+    for v in range(indptr.shape[0] - 1):
+        for j in range(indptr[v], indptr[v + 1]):
+            rows[j] = v
+
+
+def expand_rows(indptr: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The row of every stored entry of a CSR row pointer (the COO sources), in one
+    linear pass: ``np.searchsorted`` costs a binary search per entry, and ``np.repeat``
+    with an array of counts is no faster.
+
+    Examples
+    --------
+    >>> expand_rows(np.array([0, 2, 2, 3]), np.dtype(np.int32)).tolist()
+    [0, 0, 2]
+    """
+    rows = np.empty(int(indptr[-1]), dtype=dtype)
+    _expand(indptr, rows)
+    return rows
