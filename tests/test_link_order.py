@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import concomp
-from concomp._gpu.link_order import LOCAL_SHARE, keyed, local_share
+from concomp._gpu.link_order import LOCAL_SHARE, keyed, keyed_stream, local_share
 from concomp.errors import InvalidOptionsError
 from concomp.generators import grid, path
 from concomp.options import Options
@@ -50,6 +50,11 @@ def test_options_force_either_order_and_the_choice_is_cached():
     assert g._device_cache["link_keyed"] is True
     empty = _graph(np.zeros(0, np.int64), np.zeros(0, np.int64), 5)
     assert local_share(empty) == 0.0 and not keyed(empty, Options())
+
+
+def test_streams_are_keyed_unless_the_id_order_is_forced():
+    assert keyed_stream(Options()) and keyed_stream(Options(link_order="keyed"))
+    assert not keyed_stream(Options(link_order="id"))
 
 
 @pytest.mark.parametrize("bad", ["ids", None, 1])

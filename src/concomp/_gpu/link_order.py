@@ -20,7 +20,7 @@ from typing import Any
 from ..graph import Graph
 from ..options import Options
 
-__all__ = ["LOCAL_SHARE", "LOCAL_WINDOW", "SAMPLES", "keyed", "local_share"]
+__all__ = ["LOCAL_SHARE", "LOCAL_WINDOW", "SAMPLES", "keyed", "keyed_stream", "local_share"]
 
 #: Edges whose ids differ by at most this many (at most n / 64) count as local.
 LOCAL_WINDOW = 1024
@@ -58,3 +58,9 @@ def keyed(graph: Graph, options: Options) -> bool:
     if cached is None:
         cached = graph._device_cache["link_keyed"] = local_share(graph) >= LOCAL_SHARE
     return bool(cached)
+
+
+def keyed_stream(options: Options) -> bool:
+    """Whether a stream links in the keyed order: its edges are not known in advance,
+    so "auto" keys it (short chains on any id order)."""
+    return options.link_order != "id"

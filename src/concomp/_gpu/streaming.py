@@ -55,6 +55,7 @@ from ._compat import check_device_fits, cupy_or_raise, device_total_bytes, out_o
 from .components import canonical_labels
 from .kernels import BLOCK, cc_kernels
 from .kernels import grid_for as _grid
+from .link_order import keyed_stream
 
 log = logging.getLogger("concomp.gpu.streaming")
 
@@ -281,9 +282,7 @@ class Streamer:
         # the staging copy narrows to int32 only below INT32_IDS (it marks wrapped ids)
         self.int32_ids = min(options.int32_ids, INT32_IDS)
         self.one_way = np.int32(bool(one_way))
-        # the edges are not known in advance: "auto" keys the links (see
-        # concomp._gpu.link_order), which keeps chains short on any id order
-        self.keyed = np.int32(options.link_order != "id")
+        self.keyed = np.int32(keyed_stream(options))
         own = np.dtype(np.int32 if self.n - 1 <= self.int32_ids else np.int64)
         # a forced label type too narrow for num_nodes gives way (the labels would wrap)
         forced = None if index_dtype is None else np.dtype(index_dtype)
