@@ -29,7 +29,13 @@ ENGINE_PACKAGES = {"cpu": "concomp._cpu", "gpu": "concomp._gpu"}
 
 #: Engine module -> the names every engine defines in it (or declares unsupported).
 CONTRACT: dict[str, tuple[str, ...]] = {
-    "components": ("component_roots", "auto_variant", "canonical_labels", "count_roots"),
+    "components": (
+        "component_roots",
+        "auto_variant",
+        "canonical_labels",
+        "count_roots",
+        "sampling_coverage",
+    ),
     "forest": ("spanning_forest_ids", "records_forest"),
     "msf": ("minimum_spanning_forest_ids", "msf_ids_by_position"),
     "incremental": ("IncrementalEngine",),
@@ -62,6 +68,16 @@ def canonical_labels(roots: Any) -> tuple[int, Any]:
 
 def count_roots(roots: Any) -> int:
     """Number of components in root labels (entries with ``roots[v] == v``)."""
+    raise NotImplementedError
+
+
+def sampling_coverage(graph: Graph, variant: Variant, options: Options) -> dict[str, float]:
+    """How much of ``graph`` the sampler of a sampled union-find ``variant`` covers
+    (GConn's Table 3): ``coverage``, the share of vertices carrying the most frequent
+    label after sampling (the finish skips their rows); ``inter_component``, the share
+    of CSR entries (self loops left out) whose endpoints carry different labels then
+    (what the finish must still unite); ``k0``, the leading entries of every row the
+    sampler covered."""
     raise NotImplementedError
 
 

@@ -9,15 +9,23 @@ registry (:mod:`~concomp._cpu.unionfind`); the other families and Stages in
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..graph import Graph
 from ..options import Options
 from ..variants import Finish, Layout, Sampling, Variant
 from .families import run_family
-from .unionfind import UnionFindRun
+from .unionfind import UnionFindRun, threads_for
 
-__all__ = ["auto_variant", "canonical_labels", "component_roots", "count_roots"]
+__all__ = [
+    "auto_variant",
+    "canonical_labels",
+    "component_roots",
+    "count_roots",
+    "sampling_coverage",
+]
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -70,3 +78,49 @@ def canonical_labels(roots: np.ndarray) -> tuple[int, np.ndarray]:
 def count_roots(roots: np.ndarray) -> int:
     """Number of components in root labels (entries with ``roots[v] == v``)."""
     return int(np.count_nonzero(roots == np.arange(roots.shape[0], dtype=roots.dtype)))
+
+
+def sampling_coverage(graph: Graph, variant: Variant, options: Options) -> dict[str, float]:
+    """Coverage of ``variant``'s sampler on ``graph`` (GConn's Table 3; see
+    :func:`concomp._engine.sampling_coverage`), sampling the symmetric CSR, and one
+    whole run's time split at the end of sampling (``sample_share``).
+
+    Examples
+    --------
+    >>> from concomp import Graph, Variant
+    >>> from concomp.options import DEFAULTS
+    >>> g = Graph.from_edges([0, 1, 2, 4], [1, 2, 3, 5], num_nodes=6)
+    >>> c = sampling_coverage(g, Variant.parse("kout-rem_cas-splice-csr"), DEFAULTS)
+    >>> round(c["coverage"], 3), c["inter_component"]
+    (0.667, 0.0)
+    """
+    _check_sampled(variant)
+    run = UnionFindRun(graph, variant, options, symmetric=True)
+    if graph.num_nodes == 0:
+        return {"coverage": 0.0, "inter_component": 0.0, "k0": 0, "sample_share": 0.0}
+    indptr, indices, _, _ = run.csr()
+    with threads_for(graph, options):
+        t0 = time.perf_counter()
+        k0, lmax = run.sample()
+        t1 = time.perf_counter()
+        p = run.p.copy()
+        run.finish(k0, lmax)
+        run.roots()
+        t2 = time.perf_counter()
+    rows = np.repeat(np.arange(graph.num_nodes, dtype=np.int64), np.diff(indptr))
+    keep = rows != indices
+    split = p[rows[keep]] != p[indices[keep]]
+    return {
+        "coverage": float(np.mean(p == lmax)),
+        "inter_component": float(split.mean()) if split.size else 0.0,
+        "k0": int(k0),
+        "sample_share": (t1 - t0) / (t2 - t0) if t2 > t0 else 0.0,
+    }
+
+
+def _check_sampled(variant: Variant) -> None:
+    if variant.family != "unionfind" or variant.sampling in (Sampling.NONE, Sampling.STAGES):
+        raise ValueError(
+            f"variant={str(variant)!r} has no union-find sampler to measure; pass a variant "
+            "such as 'kout-rem_cas-splice-csr' (samplers kout, koutr, koutl, hb, bfs)"
+        )

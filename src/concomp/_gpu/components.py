@@ -32,7 +32,14 @@ from .autoselect import choose
 from .families import run_family
 from .unionfind import UnionFindRun, index_dtype_of
 
-__all__ = ["auto_variant", "canonical_labels", "component_roots", "count_roots", "run_variant"]
+__all__ = [
+    "auto_variant",
+    "canonical_labels",
+    "component_roots",
+    "count_roots",
+    "run_variant",
+    "sampling_coverage",
+]
 
 log = logging.getLogger("concomp.gpu")
 
@@ -189,3 +196,44 @@ def count_roots(roots: Any) -> int:
     """Number of components in root labels (entries with ``roots[v] == v``)."""
     xp = get_xp(roots)
     return int((roots == xp.arange(roots.shape[0], dtype=roots.dtype)).sum())
+
+
+def sampling_coverage(graph: Graph, variant: Variant, options: Options) -> dict[str, float]:
+    """Coverage of ``variant``'s sampler on a device graph (GConn's Table 3; see
+    :func:`concomp._engine.sampling_coverage`): one run up to the end of sampling,
+    read on the device, and one whole run's time split at the end of sampling
+    (``sample_share``; the copy of the labels after sampling is inside the second part)."""
+    if variant.family != "unionfind" or variant.sampling in (Sampling.NONE, Sampling.STAGES):
+        raise ValueError(
+            f"variant={str(variant)!r} has no union-find sampler to measure; pass a variant "
+            "such as 'kout-rem_cas-splice-csr' (samplers kout, koutr, koutl, hb, bfs)"
+        )
+    if graph.num_nodes == 0:
+        return {"coverage": 0.0, "inter_component": 0.0, "k0": 0, "sample_share": 0.0}
+    cp = cupy_or_raise()
+    run = UnionFindRun(graph, variant, False, options)
+    marks = [cp.cuda.Event() for _ in range(3)]
+    marks[0].record()
+    run.init()
+    k0 = run.sample()
+    marks[1].record()
+    n = graph.num_nodes
+    p = run.p[:n].copy()
+    lmax = run.lmax.copy()
+    run.finish(k0, True)
+    run.roots()
+    marks[2].record()
+    marks[2].synchronize()
+    sample_ms = cp.cuda.get_elapsed_time(marks[0], marks[1])
+    total_ms = cp.cuda.get_elapsed_time(marks[0], marks[2])
+    indptr, indices, _ = run.csr()
+    pos = cp.arange(indices.shape[0], dtype=indptr.dtype)
+    rows = cp.searchsorted(indptr, pos, side="right") - 1
+    keep = rows != indices
+    split = p[rows[keep]] != p[indices[keep]]
+    return {
+        "coverage": float((p == lmax[0]).mean()),
+        "inter_component": float(split.mean()) if split.size else 0.0,
+        "k0": int(k0),
+        "sample_share": sample_ms / total_ms if total_ms > 0 else 0.0,
+    }

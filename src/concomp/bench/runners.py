@@ -16,6 +16,7 @@ import numpy as np
 
 from .._arrays import to_numpy
 from ._case import Case, Rows, Settings
+from .design import run_incremental_rules, run_sampling
 from .dynamic import run_incremental, run_streaming
 from .static import run_cc, run_forest, run_msf, run_variants
 
@@ -34,6 +35,8 @@ PROBLEMS: dict[str, Callable[[Case, Settings], Rows]] = {
     "streaming": run_streaming,
     "msf": run_msf,
     "variants": run_variants,
+    "sampling": run_sampling,
+    "incremental-rules": run_incremental_rules,
 }
 
 
