@@ -211,9 +211,9 @@ def test_condensation_of_nothing():
 
 
 def test_bad_algorithm_is_named():
-    with pytest.raises(InvalidVariantError, match="'fwbw'.*device='gpu'"):
+    with pytest.raises(InvalidVariantError, match=r"'fwbw'.*device='gpu'"):
         concomp.strongly_connected_components(np.array([[0, 1]]), device="cpu", algorithm="fwbw")
-    with pytest.raises(InvalidVariantError, match="'nope'.*Fix"):
+    with pytest.raises(InvalidVariantError, match=r"'nope'.*Fix"):
         concomp.strongly_connected_components(np.array([[0, 1]]), device="cpu", algorithm="nope")
     with pytest.raises(InvalidVariantError, match="algorithm"):
         concomp.strongly_connected_components(np.array([[0, 1]]), algorithm=3)
@@ -300,4 +300,5 @@ def test_gpu_public_call_keeps_data_on_the_device():
     assert count == 2 and isinstance(labels, cp.ndarray)
     assert labels.get().tolist() == [0, 0, 1, 1]
     dag, comp, _ = concomp.condensation((src, dst), device="gpu")
+    assert comp.get().tolist() == [0, 0, 1, 1]
     assert dag.num_nodes == 2 and dag.num_edges == 0

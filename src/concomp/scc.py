@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, overload
 
 from ._arrays import get_xp, is_cupy_array
 from ._dispatch import choose_device, driver
@@ -49,9 +49,8 @@ class Condensation(NamedTuple):
 
 def _declares_direction(graph: Any) -> bool:
     """Whether the input says itself if it is directed (a Graph, a NetworkX graph, a file)."""
-    return (
-        isinstance(graph, (Graph, str, bytes, os.PathLike))
-        or callable(getattr(graph, "is_directed", None))
+    return isinstance(graph, (Graph, str, bytes, os.PathLike)) or callable(
+        getattr(graph, "is_directed", None)
     )
 
 
@@ -91,6 +90,51 @@ def _roots(
     algo = _check_algorithm(algorithm, dev)
     run = g if g.device == dev else g.to(dev)
     return driver(dev, "scc", "scc_labels")(run, algo, opts), g
+
+
+@overload
+def strongly_connected_components(
+    graph: Any,
+    *,
+    device: str = ...,
+    algorithm: str = ...,
+    return_labels: Literal[True] = ...,
+    canonical: bool = ...,
+    num_nodes: int | None = ...,
+    output_device: str | None = ...,
+    options: Options | None = ...,
+    renumber: str | bool = ...,
+) -> ComponentLabels: ...
+
+
+@overload
+def strongly_connected_components(
+    graph: Any,
+    *,
+    device: str = ...,
+    algorithm: str = ...,
+    return_labels: Literal[False],
+    canonical: bool = ...,
+    num_nodes: int | None = ...,
+    output_device: str | None = ...,
+    options: Options | None = ...,
+    renumber: str | bool = ...,
+) -> int: ...
+
+
+@overload
+def strongly_connected_components(
+    graph: Any,
+    *,
+    device: str = ...,
+    algorithm: str = ...,
+    return_labels: bool = ...,
+    canonical: bool = ...,
+    num_nodes: int | None = ...,
+    output_device: str | None = ...,
+    options: Options | None = ...,
+    renumber: str | bool = ...,
+) -> ComponentLabels | int: ...
 
 
 def strongly_connected_components(

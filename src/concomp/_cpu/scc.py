@@ -160,9 +160,10 @@ def scc_algorithm(graph: Graph, options: Options) -> str:
     """The algorithm ``algorithm="auto"`` runs: always ``"tarjan"`` on the CPU.
 
     Tarjan's search is linear in every case. Propagation's sweeps grow with the
-    diameter, and on the two-core machine the benchmark harness ran on
-    (``python -m concomp.bench scc``) it was slower than Tarjan on every graph of
-    the corpus, so ``auto`` never picks it blindly.
+    diameter and its rounds with the number of components left after trimming; on a
+    two-core machine it was slower than Tarjan on every graph measured (chains, rings,
+    DAGs, G(n, m), R-MAT, and the directed real graphs of the corpus:
+    ``benchmarks/results/2026-11-25-cpu-30a6162*.json``), so ``auto`` never picks it.
     """
     return "tarjan"
 

@@ -20,10 +20,10 @@ import json
 import sys
 from pathlib import Path
 
+from .._engine import SCC_ALGORITHMS
 from . import results
 from ._case import Settings
 from .harness import choose_graphs, run_benchmark
-from .._engine import SCC_ALGORITHMS
 from .runners import PROBLEMS
 from .timing import MIN_REPS
 
@@ -59,7 +59,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--no-peers", action="store_true", help="leave out the CPU peers")
     p.add_argument(
-        "--algorithm", default="auto", help="variant of the public cc calls, or SCC algorithm with scc alone (default auto)"
+        "--algorithm",
+        default="auto",
+        help="variant of the public cc calls, or SCC algorithm with scc alone (default auto)",
     )
     p.add_argument("--out", "-o", "--output", type=Path, metavar="FILE.json", help="result file")
     p.add_argument("--json", action="store_true", help="print the result document as JSON")

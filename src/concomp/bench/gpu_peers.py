@@ -1,4 +1,5 @@
-"""The seam to the GPU peers (ECL-CC, Afforest, GConn, ECL-MST, ECL-SCC) of :mod:`concomp.bench.peers`.
+"""The seam to the GPU peers (ECL-CC, Afforest, GConn, ECL-MST, ECL-SCC) of
+:mod:`concomp.bench.peers`.
 
 The adapter module is imported only when ``--peers BIN_DIR`` is given, so the harness
 runs where the peers are not built. Each peer serves one problem

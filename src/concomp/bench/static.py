@@ -165,7 +165,9 @@ def run_scc(case: Case, s: Settings) -> Rows:
     from ..scc import strongly_connected_components
 
     g, dev = case.graph, s.device
-    algo = s.algorithm if s.algorithm != "auto" else driver(dev, "scc", "scc_algorithm")(g, DEFAULTS)
+    algo = (
+        s.algorithm if s.algorithm != "auto" else driver(dev, "scc", "scc_algorithm")(g, DEFAULTS)
+    )
     fresh = fresh_graph(g)
     labels = driver(dev, "scc", "scc_labels")
 

@@ -242,7 +242,13 @@ def real_data_dir() -> Path:
 
 def _g(name: str, tags: str, description: str, source: str, full=None, quick=None, seed=0):
     return CorpusGraph(
-        name, frozenset(tags.split()), description, source, full or {}, quick or {}, seed,
+        name,
+        frozenset(tags.split()),
+        description,
+        source,
+        full or {},
+        quick or {},
+        seed,
         directed="directed" in tags.split(),
     )
 
