@@ -64,6 +64,7 @@ sphinx_gallery_conf = {
 #: Modules whose ``__all__`` gets an API page, with the page title.
 API_MODULES = {
     "concomp": "concomp: the top-level API",
+    "concomp.scc": "concomp.scc: strongly connected components",
     "concomp.csgraph": "concomp.csgraph: SciPy drop-in",
     "concomp.variants": "concomp.variants: the design space",
     "concomp.options": "concomp.options: engine settings",

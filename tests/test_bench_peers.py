@@ -394,3 +394,17 @@ def test_missing_input_format_is_named(tmp_path):
     make_executable(bins / "ecl-mst", "#!/bin/sh\nexit 0\n")
     with pytest.raises(PeerError, match=r"files\.egr_weighted is None"):
         peers.run_msf("ecl-mst", files, bin_dir=bins)
+
+
+def test_the_harness_seam_runs_ecl_scc_for_the_scc_problem(tmp_path):
+    from concomp.bench.gpu_peers import run_peers
+
+    bins = tmp_path / "bin"
+    bins.mkdir()
+    script = "#!/bin/sh\n[ -f \"$1\" ] || exit 7\necho 'compute time: 0.002000 s'\necho ''\n"
+    make_executable(bins / "ecl-scc", script + "echo 'number of SCCs: 5'\n")
+    indptr, indices, n, _ = small_graph()
+    found = run_peers("scc", bins, tmp_path / "work", indptr, indices, n, None, 3)
+    timing, result = found["ecl-scc"]
+    assert result == {"components": 5}
+    assert timing["times_ms"] == [2.0, 2.0, 2.0] and timing["clock"] == "peer's own timer"

@@ -11,6 +11,8 @@ connected_components, number_connected_components, component_sizes, largest_comp
 components, components_frame, membership_matrix, ComponentLabels
     Results in the input's ids: vertex-id arrays per component, a
     (vertex, component) frame, a sparse membership matrix.
+strongly_connected_components, is_strongly_connected, condensation, Condensation
+    Strongly connected components of directed graphs and their condensation (DAG).
 spanning_forest, SpanningForest
     A spanning forest (n - c input edges) on the CPU or GPU, any root-based variant.
 IncrementalConnectivity
@@ -68,6 +70,7 @@ from .membership import components, components_frame, membership_matrix
 from .msf import MinimumSpanningForest, minimum_spanning_forest
 from .options import Options
 from .results import ComponentLabels
+from .scc import Condensation, condensation, is_strongly_connected, strongly_connected_components
 from .streaming import stream_components
 from .variants import Variant, all_variants
 from .warmup import warmup
@@ -85,6 +88,10 @@ __all__ = [
     "components_frame",
     "membership_matrix",
     "ComponentLabels",
+    "strongly_connected_components",
+    "is_strongly_connected",
+    "condensation",
+    "Condensation",
     "spanning_forest",
     "SpanningForest",
     "IncrementalConnectivity",

@@ -22,7 +22,7 @@ from .graph import Graph
 from .options import Options
 from .variants import Variant
 
-__all__ = ["CONTRACT", "ENGINE_PACKAGES", "IncrementalEngine", "Streamer"]
+__all__ = ["CONTRACT", "ENGINE_PACKAGES", "SCC_ALGORITHMS", "IncrementalEngine", "Streamer"]
 
 #: The engine packages, by device name.
 ENGINE_PACKAGES = {"cpu": "concomp._cpu", "gpu": "concomp._gpu"}
@@ -46,7 +46,14 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "stream_labels",
         "default_variant",
     ),
-    "scc": ("strong_component_labels",),
+    "scc": ("strong_component_labels", "scc_labels", "scc_algorithm"),
+}
+
+#: Strongly connected component algorithms each engine implements (``algorithm=`` of
+#: :func:`concomp.strongly_connected_components`, besides ``"auto"``).
+SCC_ALGORITHMS: dict[str, tuple[str, ...]] = {
+    "cpu": ("tarjan", "propagation"),
+    "gpu": ("propagation", "fwbw"),
 }
 
 
@@ -134,6 +141,18 @@ def default_variant() -> Variant:
 
 def strong_component_labels(indptr: Any, indices: Any) -> tuple[int, Any]:
     """``(count, labels)`` of the strongly connected components of a directed CSR."""
+    raise NotImplementedError
+
+
+def scc_labels(graph: Graph, algorithm: str, options: Options) -> Any:
+    """Entry ``v`` is the smallest vertex of ``v``'s strongly connected component (arcs
+    ``u -> v`` of a directed graph; both directions of an undirected graph's edges);
+    ``algorithm`` is one of :data:`SCC_ALGORITHMS` for this engine, or ``"auto"``."""
+    raise NotImplementedError
+
+
+def scc_algorithm(graph: Graph, options: Options) -> str:
+    """The strongly connected component algorithm ``algorithm="auto"`` runs on ``graph``."""
     raise NotImplementedError
 
 

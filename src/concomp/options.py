@@ -113,6 +113,12 @@ class Options:
     msf_packed_keys : bool
         GPU Borůvka: use packed 64-bit (weight, endpoint) keys when the weights
         fit 32 bits; False ranks the edges first (the path wider weights take).
+    scc_trim_passes : int
+        GPU strongly connected components: trimming passes per round at most
+        (a pass that settles no vertex ends them earlier; 0 turns trimming off).
+        A pass settles the vertices without a live in- or out-arc, and those it
+        exposes only where the threads happen to see them, so a chain needs
+        many; propagation finishes whatever trimming leaves. Not yet tuned on a GPU.
     """
 
     heavy_degree: int = 64
@@ -138,6 +144,8 @@ class Options:
 
     msf_packed_keys: bool = True
 
+    scc_trim_passes: int = 8
+
     def __post_init__(self) -> None:
         minimum = {
             "heavy_degree": 1,
@@ -152,6 +160,7 @@ class Options:
             "stream_persistent_max": 0,
             "chunk_edges": 256,
             "int32_ids": 1,
+            "scc_trim_passes": 0,
         }
         for f in fields(self):
             value = getattr(self, f.name)

@@ -1,4 +1,9 @@
-"""Strongly connected components on the CPU: iterative Tarjan DFS in numba.
+"""Strongly connected components on the CPU: iterative Tarjan DFS in numba, and
+trimming with min-label propagation (:mod:`concomp._cpu.scc_propagation`).
+
+:func:`scc_labels` returns root labels (each vertex's smallest strongly
+connected vertex) by either algorithm; :func:`strong_component_labels` serves
+:mod:`concomp.csgraph` with SciPy's numbering.
 
 SciPy numbers strong components in the order its depth-first search completes
 them. Its search is equivalent to a recursive DFS started from the vertices
@@ -18,10 +23,18 @@ strongly connected components", Information Processing Letters 116(1), 2016.
 
 from __future__ import annotations
 
+import logging
+
 import numba as nb
 import numpy as np
 
-__all__ = ["strong_component_labels"]
+from ..graph import Graph
+from ..options import Options
+from .scc_propagation import propagation_roots
+
+__all__ = ["scc_algorithm", "scc_labels", "strong_component_labels"]
+
+log = logging.getLogger("concomp")
 
 _UNSEEN = -1
 
@@ -119,3 +132,71 @@ def strong_component_labels(indptr: np.ndarray, indices: np.ndarray) -> tuple[in
     members = np.empty(n, dtype=dt)
     count = _tarjan(indptr, indices, labels, order, low, frame_v, frame_pos, members)
     return int(count), labels
+
+
+@nb.njit(cache=True)
+def _smallest_members(labels, count, roots):
+    """``roots[v]``: the smallest vertex with ``v``'s label (one ascending pass)."""
+    first = np.full(count, -1, dtype=roots.dtype)
+    for v in range(labels.shape[0]):
+        c = labels[v]
+        if first[c] < 0:
+            first[c] = v
+        roots[v] = first[c]
+
+
+def directed_csr(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
+    """``(indptr, indices)`` of the arcs in one index dtype: the stored arcs of a directed
+    graph, both directions of every edge of an undirected one."""
+    if graph.directed:
+        indptr, indices, _ = graph.csr()
+    else:
+        indptr, indices = graph.undirected_rows()
+    dt = np.int32 if graph.index_dtype == np.int32 else np.int64
+    return indptr.astype(dt, copy=False), indices.astype(dt, copy=False)
+
+
+def scc_algorithm(graph: Graph, options: Options) -> str:
+    """The algorithm ``algorithm="auto"`` runs: always ``"tarjan"`` on the CPU.
+
+    Tarjan's search is linear in every case. Propagation's sweeps grow with the
+    diameter and its rounds with the number of components left after trimming; on a
+    two-core machine it was slower than Tarjan on every graph measured (chains, rings,
+    DAGs, G(n, m), R-MAT, and the directed real graphs of the corpus:
+    ``benchmarks/results/2026-11-25-cpu-30a6162*.json``), so ``auto`` never picks it.
+    """
+    return "tarjan"
+
+
+def scc_labels(graph: Graph, algorithm: str, options: Options) -> np.ndarray:
+    """Root labels of the strongly connected components: entry ``v`` is the smallest
+    vertex of ``v``'s component.
+
+    ``algorithm`` is ``"tarjan"`` (serial, linear), ``"propagation"`` (parallel
+    trimming and min-label propagation) or ``"auto"`` (:func:`scc_algorithm`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp import Graph
+    >>> from concomp.options import DEFAULTS
+    >>> from concomp._cpu.scc import scc_labels
+    >>> g = Graph.from_edges(np.array([0, 1, 2, 3]), np.array([1, 2, 1, 0]), directed=True)
+    >>> scc_labels(g, "tarjan", DEFAULTS).tolist()
+    [0, 1, 1, 3]
+    >>> scc_labels(g, "propagation", DEFAULTS).tolist()
+    [0, 1, 1, 3]
+    """
+    if algorithm == "auto":
+        algorithm = scc_algorithm(graph, options)
+        log.debug("scc algorithm=auto -> %s on cpu", algorithm)
+    indptr, indices = directed_csr(graph)
+    n = graph.num_nodes
+    if algorithm == "propagation":
+        return propagation_roots(indptr, indices, n)
+    if algorithm != "tarjan":
+        raise ValueError(f"the CPU engine has no SCC algorithm {algorithm!r}")
+    count, labels = strong_component_labels(indptr, indices)
+    roots = np.empty(n, dtype=indices.dtype)
+    _smallest_members(labels, count, roots)
+    return roots

@@ -8,8 +8,8 @@ is usable. The modules mirror the engine contract (:mod:`concomp._engine`);
 
 #: Contract names this engine does not implement -> the reason the dispatcher reports.
 UNSUPPORTED = {
-    "scc.strong_component_labels": "strongly connected components have no GPU kernel yet; "
-    "they run on the CPU engine",
+    "scc.strong_component_labels": "SciPy's numbering of strong components is the completion "
+    "order of a sequential depth-first search; concomp.csgraph computes it on the CPU engine",
     "msf.msf_ids_by_position": "SciPy's position tie rule serves concomp.csgraph, which runs "
     "its minimum spanning trees on the CPU engine",
 }

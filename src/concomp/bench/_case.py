@@ -86,7 +86,7 @@ def timed(fn: Callable[..., Any], s: Settings, setup: Callable[[], Any] | None =
 def fresh_graph(g: Graph, weights: Any = None) -> Callable[[], Graph]:
     indptr, indices, _ = g.csr()
     return lambda: Graph.from_csr(
-        indptr, indices, g.num_nodes, weights=weights, symmetric=g.symmetric
+        indptr, indices, g.num_nodes, weights=weights, directed=g.directed, symmetric=g.symmetric
     )
 
 

@@ -20,6 +20,7 @@ import json
 import sys
 from pathlib import Path
 
+from .._engine import SCC_ALGORITHMS
 from . import results
 from ._case import Settings
 from .harness import choose_graphs, run_benchmark
@@ -58,7 +59,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--no-peers", action="store_true", help="leave out the CPU peers")
     p.add_argument(
-        "--algorithm", default="auto", help="variant of the public cc calls (default auto)"
+        "--algorithm",
+        default="auto",
+        help="variant of the public cc calls, or SCC algorithm with scc alone (default auto)",
     )
     p.add_argument("--out", "-o", "--output", type=Path, metavar="FILE.json", help="result file")
     p.add_argument("--json", action="store_true", help="print the result document as JSON")
@@ -77,7 +80,9 @@ def _settings(args: argparse.Namespace) -> Settings:
             f"argument `--peers`: {str(args.peers)!r} is not a folder. Fix: pass the folder "
             "the peers were built into (benchmarks/peers/README.md says how)."
         )
-    resolve_variant(args.algorithm)  # a bad name fails before any graph is built
+    # a bad name fails before any graph is built: SCC algorithm names for scc alone
+    if args.algorithm not in SCC_ALGORITHMS[args.device] or set(args.problems or ()) != {"scc"}:
+        resolve_variant(args.algorithm)
     return Settings(
         device=args.device,
         reps=args.reps,

@@ -18,7 +18,7 @@ import numpy as np
 
 from .timing import Timing, measure
 
-__all__ = ["NETWORKX_MAX_EDGES", "cc_peers", "forest_peers", "msf_peers", "installed"]
+__all__ = ["NETWORKX_MAX_EDGES", "cc_peers", "forest_peers", "msf_peers", "scc_peers", "installed"]
 
 #: NetworkX builds Python objects per edge: beyond this it would dominate the run.
 NETWORKX_MAX_EDGES = 2_000_000
@@ -117,6 +117,21 @@ def cc_peers(indptr: np.ndarray, indices: np.ndarray, n: int, reps: int) -> Peer
 
         out["networkit"] = _run(run_nk, reps, lambda c: {"components": c})
     return out
+
+
+def scc_peers(indptr: np.ndarray, indices: np.ndarray, n: int, reps: int) -> PeerResults:
+    """Strongly connected components of the directed CSR by every CPU peer available here
+    (SciPy's iterative Tarjan/Pearce search)."""
+    from scipy.sparse.csgraph import connected_components
+
+    a = _scipy_matrix(indptr, indices, n)
+    return {
+        "scipy": _run(
+            lambda: connected_components(a, directed=True, connection="strong")[0],
+            reps,
+            lambda c: {"components": int(c)},
+        )
+    }
 
 
 def forest_peers(indptr: np.ndarray, indices: np.ndarray, n: int, reps: int) -> PeerResults:

@@ -1,4 +1,5 @@
-"""The seam to the GPU peers (ECL-CC, Afforest, GConn, ECL-MST) of :mod:`concomp.bench.peers`.
+"""The seam to the GPU peers (ECL-CC, Afforest, GConn, ECL-MST, ECL-SCC) of
+:mod:`concomp.bench.peers`.
 
 The adapter module is imported only when ``--peers BIN_DIR`` is given, so the harness
 runs where the peers are not built. Each peer serves one problem
@@ -15,7 +16,12 @@ import numpy as np
 
 __all__ = ["peer_problem", "run_peers", "peer_sources"]
 
-_RUNNERS = {"cc": "run_cc", "msf": "run_msf", "incremental": "run_incremental"}
+_RUNNERS = {
+    "cc": "run_cc",
+    "msf": "run_msf",
+    "incremental": "run_incremental",
+    "scc": "run_scc",
+}
 
 
 def peer_problem(name: str) -> str | None:

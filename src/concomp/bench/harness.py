@@ -118,6 +118,11 @@ def _run_graph(
     doc: dict[str, Any],
     say: Callable[[str], None],
 ) -> None:
+    # strongly connected components run on the directed graphs, everything else on the
+    # symmetric ones
+    problems = [p for p in problems if (p == "scc") == entry.directed]
+    if not problems:
+        return
     graph = entry.build(settings.device, quick=quick)
     stats = graph_statistics(graph)
     doc["graphs"][entry.name] = {

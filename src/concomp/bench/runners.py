@@ -18,7 +18,7 @@ from .._arrays import to_numpy
 from ._case import Case, Rows, Settings
 from .design import run_incremental_rules, run_sampling
 from .dynamic import run_incremental, run_streaming
-from .static import run_cc, run_forest, run_msf, run_variants
+from .static import run_cc, run_forest, run_msf, run_scc, run_variants
 
 __all__ = ["PROBLEMS", "ResultMismatchError", "check_results", "run_problem"]
 
@@ -37,6 +37,7 @@ PROBLEMS: dict[str, Callable[[Case, Settings], Rows]] = {
     "variants": run_variants,
     "sampling": run_sampling,
     "incremental-rules": run_incremental_rules,
+    "scc": run_scc,
 }
 
 
@@ -50,6 +51,14 @@ def run_problem(problem: str, case: Case, s: Settings) -> Rows:
 
 def _reference(problem: str, case: Case) -> dict[str, Any]:
     """SciPy's result, computed untimed: the count every system must match."""
+    if problem == "scc":
+        from scipy.sparse import csr_array
+        from scipy.sparse.csgraph import connected_components
+
+        indptr, indices = case.host_csr
+        n = case.graph.num_nodes
+        a = csr_array((np.ones(indices.shape[0], dtype=np.int8), indices, indptr), shape=(n, n))
+        return {"components": int(connected_components(a, connection="strong")[0])}
     if problem != "msf":
         return {"components": case.components}
     from scipy.sparse import csr_array

@@ -23,7 +23,7 @@ from ._case import (
 )
 from .timing import TooSlowError, measure
 
-__all__ = ["run_cc", "run_forest", "run_msf", "run_variants"]
+__all__ = ["run_cc", "run_forest", "run_msf", "run_scc", "run_variants"]
 
 #: A variant of the sweep whose warm-up run takes longer is reported, not timed.
 VARIANT_LIMIT_S = 20.0
@@ -157,3 +157,39 @@ def run_variants(case: Case, s: Settings) -> Rows:
         result = {"components": count_roots(roots(g, v, DEFAULTS))}
         rows.append(row("concomp", "variant", t, result, str(v)))
     return rows
+
+
+def run_scc(case: Case, s: Settings) -> Rows:
+    """Strongly connected components of a directed corpus graph (``algorithm`` as given,
+    ``auto`` for the default); the internal row runs the engine's ``scc_labels``."""
+    from ..scc import strongly_connected_components
+
+    g, dev = case.graph, s.device
+    algo = (
+        s.algorithm if s.algorithm != "auto" else driver(dev, "scc", "scc_algorithm")(g, DEFAULTS)
+    )
+    fresh = fresh_graph(g)
+    labels = driver(dev, "scc", "scc_labels")
+
+    def prebuilt() -> int:
+        return strongly_connected_components(g, device=dev, algorithm=algo, return_labels=False)
+
+    def rebuilt() -> int:
+        return strongly_connected_components(
+            fresh(), device=dev, algorithm=algo, return_labels=False
+        )
+
+    def internal() -> Any:
+        return labels(g, algo, DEFAULTS)
+
+    rows = [
+        row("concomp", "prebuilt", timed(prebuilt, s), {"components": prebuilt()}, algo),
+        row("concomp", "fresh", timed(rebuilt, s), {"components": rebuilt()}, algo),
+        row("concomp", "internal", timed(internal, s),
+            {"components": count_roots(internal())}, algo),
+    ]  # fmt: skip
+    if s.cpu_peers:
+        from .cpu_peers import scc_peers
+
+        rows += peer_rows(scc_peers(*case.host_csr, g.num_nodes, s.reps))
+    return rows + gpu_peer_rows("scc", case, s)

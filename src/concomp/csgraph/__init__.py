@@ -31,8 +31,10 @@ Differences from SciPy 1.17, on purpose:
   CSR built by hand can hold such rows). concomp returns the components, numbered as
   SciPy's search would number them;
 - CuPy arrays and ``cupyx.scipy.sparse`` matrices are accepted and give CuPy
-  labels (weak components run on the GPU engine), like ``cupyx.scipy.sparse.csgraph``
-  but with SciPy's numbering.
+  labels (weak components run on the GPU engine; strong ones on the CPU, because
+  their numbering is the completion order of SciPy's sequential search), like
+  ``cupyx.scipy.sparse.csgraph`` but with SciPy's numbering. For the partition
+  alone on the GPU use :func:`concomp.strongly_connected_components`.
 
 Examples
 --------
@@ -214,8 +216,14 @@ def _weak(indptr: Any, indices: Any, n: int, device: str) -> tuple[int, Any]:
 
 
 def _device_components(csgraph: Any, directed: bool) -> tuple[int, Any]:
-    """CuPy / cupyx input: weak components on the GPU engine; strong ones on the engine
-    that has them (the CPU today: the GPU engine declares them unsupported)."""
+    """CuPy / cupyx input: weak components on the GPU engine; strong ones on the CPU.
+
+    SciPy numbers strong components in the order its sequential depth-first search
+    completes them. The GPU engine finds the same partition (``scc_labels``), but that
+    order is not a function of the partition: it depends on which arcs the search
+    meets first, and recovering it means running that search over the condensation,
+    a sequential walk over every arc between components. So the GPU engine declares
+    ``scc.strong_component_labels`` unsupported and the search runs on the CPU."""
     if csgraph.ndim != 2:
         raise ValueError("graph should have two dimensions")
     if csgraph.shape[0] != csgraph.shape[1]:

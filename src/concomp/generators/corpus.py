@@ -47,7 +47,7 @@ import numpy as np
 
 from ..graph import Graph
 
-__all__ = ["CORPUS", "CorpusGraph", "REAL_DATA_ENV", "real_data_dir", "select"]
+__all__ = ["CORPUS", "CorpusGraph", "REAL_DATA_ENV", "directed_arcs", "real_data_dir", "select"]
 
 #: Environment variable naming the folder of real graphs.
 REAL_DATA_ENV = "CONCOMP_REAL_DATA"
@@ -75,6 +75,10 @@ class CorpusGraph:
         Generator arguments at full and at quick size (empty for files).
     seed : int
         Seed of the generator and of the weights.
+    directed : bool
+        A directed graph (tag ``directed``, for strongly connected components): its arcs
+        as generated or as the file lists them, not symmetrised. ``source`` is then
+        ``"directed:<shape>"`` (:func:`directed_arcs`) or a file.
     """
 
     name: str
@@ -84,6 +88,7 @@ class CorpusGraph:
     full: Mapping[str, Any] = field(default_factory=dict)
     quick: Mapping[str, Any] = field(default_factory=dict)
     seed: int = 0
+    directed: bool = False
 
     @property
     def is_real(self) -> bool:
@@ -123,7 +128,9 @@ class CorpusGraph:
         FileNotFoundError
             A real graph whose file is absent (:meth:`skip_reason` says so first).
         """
-        if self.is_real:
+        if self.directed:
+            g = _directed_graph(self, quick)
+        elif self.is_real:
             g = _read_real(self)
         elif self.source.startswith("adversarial:"):
             g = _adversarial(self.source.partition(":")[2], self.params(quick), self.seed)
@@ -171,6 +178,60 @@ def _read_real(entry: CorpusGraph) -> Graph:
     return _clean_host(src, dst, g.num_nodes)
 
 
+def directed_arcs(shape: str, params: Mapping[str, Any], seed: int) -> tuple[Any, Any, int]:
+    """``(src, dst, n)`` of a directed benchmark shape (NumPy, int64).
+
+    ``rmat``: R-MAT arcs as drawn (``scale``, ``edge_factor``, ``a``, ``b``, ``c``;
+    duplicates and self loops kept); ``grid``: a ``rows x cols`` grid of one-way streets
+    (rows run east on even rows and west on odd ones, columns south on even columns
+    and north on odd ones); ``chain``: the path ``0 -> 1 -> ... -> n-1``; ``dag``:
+    ``m`` random arcs from the smaller to the larger id (``n``, ``m``).
+    """
+    rng = np.random.default_rng(seed)
+    if shape == "rmat":
+        scale, m = int(params["scale"]), int(params["edge_factor"] * (1 << params["scale"]))
+        a, b, c = params["a"], params["b"], params["c"]
+        src = np.zeros(m, dtype=np.int64)
+        dst = np.zeros(m, dtype=np.int64)
+        for bit in range(scale):
+            r = rng.random(m)
+            src |= (r >= a + b).astype(np.int64) << bit
+            dst |= (((r >= a) & (r < a + b)) | (r >= a + b + c)).astype(np.int64) << bit
+        return src, dst, 1 << scale
+    if shape == "grid":
+        rows, cols = int(params["rows"]), int(params["cols"])
+        ids = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
+        east = np.where((np.arange(rows) % 2 == 0)[:, None], 1, -1)
+        south = np.where(np.arange(cols) % 2 == 0, 1, -1)
+        h_src, h_dst = ids[:, :-1], ids[:, 1:]
+        h_src, h_dst = np.where(east > 0, h_src, h_dst), np.where(east > 0, h_dst, h_src)
+        v_src, v_dst = ids[:-1, :], ids[1:, :]
+        v_src, v_dst = np.where(south > 0, v_src, v_dst), np.where(south > 0, v_dst, v_src)
+        return np.r_[h_src.ravel(), v_src.ravel()], np.r_[h_dst.ravel(), v_dst.ravel()], ids.size
+    if shape == "chain":
+        v = np.arange(int(params["n"]), dtype=np.int64)
+        return v[:-1], v[1:], int(params["n"])
+    if shape == "dag":
+        n, m = int(params["n"]), int(params["m"])
+        u, w = rng.integers(0, n, m), rng.integers(0, n, m)
+        return np.minimum(u, w), np.maximum(u, w), n
+    raise ValueError(f"unknown directed shape {shape!r}; use rmat, grid, chain or dag")
+
+
+def _directed_graph(entry: CorpusGraph, quick: bool) -> Graph:
+    if entry.is_real:
+        from ..io import read_graph
+
+        reason = entry.skip_reason()
+        if reason is not None:
+            raise FileNotFoundError(f"corpus graph {entry.name!r}: {reason}")
+        src, dst = read_graph(real_data_dir() / entry.source[5:], directed=True).coo()
+        n = int(max(src.max(initial=-1), dst.max(initial=-1))) + 1
+    else:
+        src, dst, n = directed_arcs(entry.source.partition(":")[2], entry.params(quick), entry.seed)
+    return Graph.from_edges(src, dst, num_nodes=n, directed=True)
+
+
 def real_data_dir() -> Path:
     """``$CONCOMP_REAL_DATA``, else ``../shared/data/real`` beside the repository."""
     env = os.environ.get(REAL_DATA_ENV)
@@ -181,7 +242,14 @@ def real_data_dir() -> Path:
 
 def _g(name: str, tags: str, description: str, source: str, full=None, quick=None, seed=0):
     return CorpusGraph(
-        name, frozenset(tags.split()), description, source, full or {}, quick or {}, seed
+        name,
+        frozenset(tags.split()),
+        description,
+        source,
+        full or {},
+        quick or {},
+        seed,
+        directed="directed" in tags.split(),
     )
 
 
@@ -272,6 +340,26 @@ _ENTRIES = [
        "file:cit_arxiv-hep-ph_snap.txt.gz"),
     _g("inet-as-caida", "real web-like", "CAIDA AS graph (power-law internet; the data folder "
        "holds no web crawl)", "file:inet_as-caida20071105_snap.txt.gz"),
+    # directed graphs (strongly connected components): arcs as generated or listed
+    _g("rmat22-directed", "directed rmat skewed", "R-MAT scale 22, ef 16, (.57,.19,.19), "
+       "arcs as drawn", "directed:rmat", _rmat(22, 16, 0.57, 0.19, 0.19),
+       _rmat(12, 16, 0.57, 0.19, 0.19), 31),
+    _g("grid-oneway", "directed grid high-diameter", "4096 x 4096 grid of one-way streets "
+       "(alternating directions): one giant component", "directed:grid",
+       {"rows": 4096, "cols": 4096}, {"rows": 128, "cols": 128}, 32),
+    _g("chain-directed", "directed chain high-diameter", "directed path of 2^24 vertices, "
+       "ids along it", "directed:chain", {"n": 1 << 24}, {"n": 1 << 12}, 33),
+    _g("dag-random", "directed dag", "2^26 random arcs from smaller to larger ids on 2^22 "
+       "vertices", "directed:dag", {"n": 1 << 22, "m": 1 << 26}, {"n": 1 << 12, "m": 1 << 16},
+       34),
+    _g("cit-hep-ph-directed", "directed real citation", "SNAP cit-HepPh citations, arcs",
+       "file:cit_arxiv-hep-ph_snap.txt.gz"),
+    _g("cit-hep-th-directed", "directed real citation", "SNAP cit-HepTh citations, arcs",
+       "file:cit_arxiv-hep-th_snap.txt.gz"),
+    _g("wiki-vote-directed", "directed real social", "SNAP wiki-Vote, arcs",
+       "file:soc_wiki-vote_snap.txt.gz"),
+    _g("road-rome99-directed", "directed real road", "Rome 1999 one-way streets (DIMACS-9)",
+       "file:road_rome99_dimacs.gr.gz"),
 ]  # fmt: skip
 
 #: Every benchmark graph by name, in a stable order.

@@ -5,10 +5,15 @@ large graphs when one is usable). Their labels are SciPy's numbering, components
 ordered by their smallest vertex, which is NetworkX's order too (it yields a component
 when its breadth-first search starts at the first node of ``G`` not yet seen).
 
-Strong components run on the CPU engine's iterative Tarjan search. It visits vertices
-``0 .. n-1`` and scans each row from its last entry to its first; with every row
-reversed it makes exactly the depth-first search of NetworkX's nonrecursive Tarjan
-(neighbours in adjacency order), so the components come out in NetworkX's order.
+The strong component count and ``is_strongly_connected`` run on
+:func:`concomp.strongly_connected_components` (any engine: only the partition matters).
+The functions whose output order NetworkX fixes (``strongly_connected_components``
+yields components in its Tarjan search's completion order; ``condensation`` numbers them
+so) run on the CPU engine's iterative Tarjan search: it visits vertices ``0 .. n-1`` and
+scans each row from its last entry to its first; with every row reversed it makes
+exactly the depth-first search of NetworkX's nonrecursive Tarjan (neighbours in
+adjacency order), so the components come out in NetworkX's order. That order is a
+property of one sequential search, which the parallel engines do not make.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import numpy as np
 
 from .._dispatch import driver
 from ..components import connected_components as _cc
+from ..scc import strongly_connected_components as _scc
 from ._graph import ConcompGraph, from_networkx
 
 __all__ = [
@@ -136,17 +142,23 @@ def _strong_labels(g: ConcompGraph) -> tuple[int, np.ndarray]:
 def strongly_connected_components(G: Any, *, device: str | None = None) -> Iterator[set]:
     """Generate the node sets of a directed graph's strong components (NetworkX's order).
 
-    ``device`` is accepted like the other functions' and ignored: strong components run
-    on the CPU engine.
+    ``device`` is accepted like the other functions' and ignored: NetworkX's order comes
+    from the CPU engine's Tarjan search (see the module notes).
     """
     g = _graph(G, directed=True)
     count, labels = _strong_labels(g)
     return _sets(g.nodes, count, labels)
 
 
+def _strong_count(g: ConcompGraph, device: str | None) -> int:
+    if not g.nodes:
+        return 0
+    return int(_scc(g.concomp_graph(), device=resolve_device(device), return_labels=False))
+
+
 def number_strongly_connected_components(G: Any, *, device: str | None = None) -> int:
     """Number of strongly connected components of a directed graph."""
-    return _strong_labels(_graph(G, directed=True))[0]
+    return _strong_count(_graph(G, directed=True), device)
 
 
 def is_strongly_connected(G: Any, *, device: str | None = None) -> bool:
@@ -154,7 +166,7 @@ def is_strongly_connected(G: Any, *, device: str | None = None) -> bool:
     g = _graph(G, directed=True)
     if not g.nodes:
         raise nx.NetworkXPointlessConcept(_NULL)
-    return _strong_labels(g)[0] == 1
+    return _strong_count(g, device) == 1
 
 
 def condensation(G: Any, scc: Any = None, *, device: str | None = None) -> nx.DiGraph:
@@ -162,7 +174,7 @@ def condensation(G: Any, scc: Any = None, *, device: str | None = None) -> nx.Di
 
     ``scc`` given (components already known) is declined by ``can_run``; here it is
     honoured by numbering the given components in their order. ``device`` is accepted
-    for uniformity and ignored: strong components run on the CPU engine.
+    for uniformity and ignored: the numbering is NetworkX's, from the CPU Tarjan search.
     """
     g = _graph(G, directed=True)
     mapping: dict = {}

@@ -4,7 +4,8 @@ Importable by downstream projects that want to check their own use of
 concomp. Nothing here imports CuPy.
 
 Oracles (:mod:`concomp.testing.oracles`)
-    ``reference_components``, ``reference_strong_components``, ``canonical``,
+    ``reference_components``, ``reference_strong_components``, ``scipy_strong_roots``,
+    ``canonical``,
     ``assert_same_partition``, ``assert_components_equal``.
 Forest checkers (:mod:`concomp.testing.forest`, :mod:`concomp.testing.msf`)
     ``assert_spanning_forest``, ``scipy_labels``, ``assert_minimum_spanning_forest``,
@@ -24,6 +25,7 @@ from .oracles import (
     canonical,
     reference_components,
     reference_strong_components,
+    scipy_strong_roots,
 )
 from .zoo import (
     RealGraphFacts,
@@ -41,6 +43,7 @@ __all__ = [
     "kruskal_reference",
     "reference_components",
     "reference_strong_components",
+    "scipy_strong_roots",
     "canonical",
     "assert_same_partition",
     "assert_components_equal",

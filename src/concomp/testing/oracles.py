@@ -27,6 +27,7 @@ from .._arrays import to_numpy
 __all__ = [
     "reference_components",
     "reference_strong_components",
+    "scipy_strong_roots",
     "canonical",
     "assert_same_partition",
     "assert_components_equal",
@@ -91,6 +92,28 @@ def reference_strong_components(indptr: Any, indices: Any) -> tuple[int, np.ndar
                 parent = frames[-1][0]
                 low[parent] = min(low[parent], low[v])
     return count, np.asarray(labels, dtype=np.int32)
+
+
+def scipy_strong_roots(src: Any, dst: Any, n: int) -> np.ndarray:
+    """Each vertex's smallest strongly connected vertex, by SciPy, for the arcs
+    ``src[i] -> dst[i]`` (duplicates and self loops allowed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scipy_strong_roots(np.array([0, 1, 2]), np.array([1, 2, 1]), 4).tolist()
+    [0, 1, 1, 3]
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    src = to_numpy(src).astype(np.int64, copy=False)
+    dst = to_numpy(dst).astype(np.int64, copy=False)
+    A = sp.csr_array((np.ones(src.shape[0], dtype=np.int8), (src, dst)), shape=(n, n))
+    count, labels = connected_components(A, directed=True, connection="strong")
+    smallest = np.full(count, n, dtype=np.int64)
+    np.minimum.at(smallest, labels, np.arange(n, dtype=np.int64))
+    return smallest[labels]
 
 
 def canonical(labels: Any) -> np.ndarray:

@@ -1,0 +1,304 @@
+"""Strongly connected components: every algorithm of both engines against SciPy.
+
+CPU algorithms are compared with SciPy's partition (``scipy_strong_roots``: each
+vertex's smallest strongly connected vertex, which is what the engines return);
+GPU algorithms (marked ``gpu``) with the CPU Tarjan search.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import concomp
+from concomp import Graph
+from concomp._dispatch import driver
+from concomp._engine import SCC_ALGORITHMS
+from concomp.errors import InvalidGraphError, InvalidVariantError
+from concomp.options import DEFAULTS, Options
+from concomp.testing import graph_zoo, scipy_strong_roots
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+ZOO = graph_zoo()
+CPU = SCC_ALGORITHMS["cpu"]
+GPU = SCC_ALGORITHMS["gpu"]
+WIDE = Options(index_dtype="int64")
+DIRECTED_REAL = (
+    "road_rome99_dimacs.gr.gz",
+    "cit_arxiv-hep-ph_snap.txt.gz",
+    "cit_arxiv-hep-th_snap.txt.gz",
+    "soc_wiki-vote_snap.txt.gz",
+    "weighted_soc-sign-bitcoinotc.csv.gz",
+)
+
+
+def _with_back_arcs(src, dst):
+    """Every other arc also reversed: the zoo's shapes then hold cycles of every size."""
+    return np.r_[src, dst[::2]], np.r_[dst, src[::2]]
+
+
+def _zoo_cases():
+    for name, (src, dst, n) in ZOO.items():
+        yield pytest.param(src, dst, n, id=f"{name}-arcs")
+        yield pytest.param(*_with_back_arcs(src, dst), n, id=f"{name}-back")
+
+
+def _roots(src, dst, n, device, algorithm, options=DEFAULTS):
+    g = Graph.from_edges(src, dst, num_nodes=n, directed=True)
+    if device == "gpu":
+        g = g.to("gpu")
+    out = driver(device, "scc", "scc_labels")(g, algorithm, options)
+    return np.asarray(out.get() if hasattr(out, "get") else out)
+
+
+def _check(src, dst, n, device, algorithm, options=DEFAULTS):
+    want = scipy_strong_roots(src, dst, n)
+    got = _roots(src, dst, n, device, algorithm, options)
+    assert got.shape == (n,)
+    mismatch = np.flatnonzero(got != want)
+    assert mismatch.size == 0, f"vertex {mismatch[:1]}: {got[mismatch[:5]]} vs {want[mismatch[:5]]}"
+
+
+# ----------------------------------------------------------------------------- CPU
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("algorithm", CPU)
+@pytest.mark.parametrize(("src", "dst", "n"), list(_zoo_cases()))
+def test_cpu_algorithms_on_the_zoo(src, dst, n, algorithm, threads):
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        _check(src, dst, n, "cpu", algorithm)
+    finally:
+        numba.set_num_threads(before)
+
+
+@st.composite
+def directed_graphs(draw, max_n=60):
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(0, 4 * n))
+    ids = st.integers(0, n - 1)
+    src = np.array(draw(st.lists(ids, min_size=m, max_size=m)), dtype=np.int64)
+    dst = np.array(draw(st.lists(ids, min_size=m, max_size=m)), dtype=np.int64)
+    return src, dst, n
+
+
+@pytest.mark.parametrize("algorithm", CPU)
+@given(graph=directed_graphs(), wide=st.booleans())
+def test_cpu_algorithms_on_random_digraphs(algorithm, graph, wide):
+    src, dst, n = graph
+    _check(src, dst, n, "cpu", algorithm, WIDE if wide else DEFAULTS)
+
+
+def _shapes(n: int, rng: np.random.Generator) -> dict[str, tuple]:
+    """Large directed shapes: chains both ways, a ring (one giant component), a DAG,
+    dense cycles, many singletons around a cycle, a chain of 2-cycles."""
+    v = np.arange(n)
+    perm = rng.permutation(n)
+    src = rng.integers(0, n, 4 * n)
+    dst = rng.integers(0, n, 4 * n)
+    low, high = np.minimum(src, dst), np.maximum(src, dst)
+    keep = low != high
+    pairs = v[: n - n % 2].reshape(-1, 2)
+    cyc = np.arange(0, n, 7)
+    return {
+        "chain": (v[:-1], v[1:]),
+        "chain_reversed": (v[1:], v[:-1]),
+        "ring_shuffled": (perm, np.roll(perm, -1)),
+        "dag": (low[keep], high[keep]),
+        "dense_cycles": (np.r_[v, v], np.r_[(v + 1) % n, (v + 3) % n]),
+        "singletons_and_cycle": (np.r_[cyc, v], np.r_[np.roll(cyc, -1), v]),
+        "chain_of_2cycles": (
+            np.r_[pairs[:, 0], pairs[:, 1], pairs[:-1, 1]],
+            np.r_[pairs[:, 1], pairs[:, 0], pairs[1:, 0]],
+        ),
+    }
+
+
+LARGE = _shapes(100_000, np.random.default_rng(7))
+
+
+@pytest.mark.parametrize("algorithm", CPU)
+@pytest.mark.parametrize("shape", sorted(LARGE))
+def test_cpu_algorithms_on_large_shapes(shape, algorithm):
+    if algorithm == "propagation" and shape == "ring_shuffled":
+        pytest.skip("propagation needs one sweep per vertex on a shuffled ring (quadratic)")
+    src, dst = LARGE[shape]
+    _check(src, dst, 100_000, "cpu", algorithm)
+
+
+@pytest.mark.parametrize("algorithm", CPU)
+@pytest.mark.parametrize("name", DIRECTED_REAL)
+def test_cpu_algorithms_on_real_directed_graphs(name, algorithm, real_data_dir):
+    path = real_data_dir / name
+    if not path.is_file():
+        pytest.skip(f"{name} not in {real_data_dir}")
+    g = concomp.read_graph(path, directed=True)
+    src, dst = g.coo()
+    count, labels = concomp.strongly_connected_components(g, device="cpu", algorithm=algorithm)
+    want = scipy_strong_roots(src, dst, g.num_nodes)
+    assert count == np.unique(want).size
+    np.testing.assert_array_equal(np.unique(want, return_inverse=True)[1].ravel(), labels)
+
+
+# ----------------------------------------------------------------------------- public API
+def test_labels_are_numbered_by_smallest_vertex():
+    # components {3, 4}, {0}, {1, 2}: numbered by smallest vertex 0, 1, 3
+    arcs = np.array([[3, 4], [4, 3], [0, 1], [1, 2], [2, 1]])
+    count, labels = concomp.strongly_connected_components(arcs)
+    assert count == 3
+    assert labels.dtype == np.int32
+    assert labels.tolist() == [0, 1, 1, 2, 2]
+    raw = concomp.strongly_connected_components(arcs, canonical=False)
+    assert raw.labels.tolist() == [0, 1, 1, 3, 3]
+
+
+def test_input_kinds_agree():
+    src, dst = np.array([0, 1, 2, 2]), np.array([1, 2, 0, 3])
+    A = sp.csr_array((np.ones(4), (src, dst)), shape=(5, 5))
+    want = [0, 0, 0, 1, 2]
+    assert concomp.strongly_connected_components((src, dst), num_nodes=5)[1].tolist() == want
+    assert concomp.strongly_connected_components(A)[1].tolist() == want
+    assert concomp.strongly_connected_components(A.tocsc())[1].tolist() == want
+    assert concomp.strongly_connected_components(np.c_[src, dst], num_nodes=5)[1].tolist() == want
+
+
+def test_undirected_inputs_have_both_directions():
+    nx = pytest.importorskip("networkx")
+    G = nx.path_graph(4)
+    assert concomp.strongly_connected_components(G)[0] == 1
+    D = nx.DiGraph(nx.path_graph(4, create_using=nx.DiGraph))
+    assert concomp.strongly_connected_components(D)[0] == 4
+
+
+def test_renumbered_ids_come_back():
+    res = concomp.strongly_connected_components((np.array(["a", "b"]), np.array(["b", "a"])))
+    assert res[0] == 1 and res.node_ids.tolist() == ["a", "b"]
+
+
+def test_is_strongly_connected():
+    assert concomp.is_strongly_connected(np.array([[0, 1], [1, 2], [2, 0], [0, 0]]))
+    assert not concomp.is_strongly_connected(np.array([[0, 1], [1, 2]]))
+    assert concomp.is_strongly_connected((np.zeros(0, int), np.zeros(0, int)), num_nodes=1)
+    with pytest.raises(InvalidGraphError, match="null graph"):
+        concomp.is_strongly_connected((np.zeros(0, int), np.zeros(0, int)), num_nodes=0)
+
+
+@pytest.mark.parametrize("algorithm", CPU)
+@pytest.mark.parametrize("name", ["gnm_3000_12000", "two_cliques", "duplicates", "cycle"])
+def test_condensation_is_the_dag_of_the_components(name, algorithm):
+    src, dst, n = ZOO[name]
+    src, dst = _with_back_arcs(src, dst)
+    dag, labels, node_ids = concomp.condensation((src, dst), num_nodes=n, algorithm=algorithm)
+    count, want = concomp.strongly_connected_components((src, dst), num_nodes=n)
+    assert node_ids is None
+    np.testing.assert_array_equal(labels, want)
+    assert dag.directed and dag.num_nodes == count
+    a, b = dag.coo()
+    pairs = {(int(x), int(y)) for x, y in zip(labels[src], labels[dst]) if x != y}
+    assert sorted(pairs) == list(zip(a.tolist(), b.tolist()))  # deduplicated, ascending
+    # acyclic: every vertex of the condensation is its own strong component
+    assert concomp.strongly_connected_components(dag, return_labels=False) == count
+
+
+def test_condensation_of_nothing():
+    dag, labels, _ = concomp.condensation((np.zeros(0, int), np.zeros(0, int)), num_nodes=0)
+    assert dag.num_nodes == 0 and dag.num_edges == 0 and labels.size == 0
+
+
+def test_bad_algorithm_is_named():
+    with pytest.raises(InvalidVariantError, match=r"'fwbw'.*device='gpu'"):
+        concomp.strongly_connected_components(np.array([[0, 1]]), device="cpu", algorithm="fwbw")
+    with pytest.raises(InvalidVariantError, match=r"'nope'.*Fix"):
+        concomp.strongly_connected_components(np.array([[0, 1]]), device="cpu", algorithm="nope")
+    with pytest.raises(InvalidVariantError, match="algorithm"):
+        concomp.strongly_connected_components(np.array([[0, 1]]), algorithm=3)
+
+
+def test_bad_input_is_named():
+    with pytest.raises(InvalidGraphError, match="num_nodes"):
+        concomp.strongly_connected_components((np.array([0]), np.array([5])), num_nodes=3)
+    with pytest.raises(InvalidGraphError, match="device"):
+        concomp.strongly_connected_components(np.array([[0, 1]]), device="tpu")
+    with pytest.raises(InvalidGraphError, match="output_device"):
+        concomp.strongly_connected_components(np.array([[0, 1]]), output_device="tpu")
+
+
+def test_csgraph_strong_keeps_scipy_numbering():
+    from scipy.sparse.csgraph import connected_components as scipy_cc
+
+    from concomp import csgraph
+
+    rng = np.random.default_rng(5)
+    src, dst = rng.integers(0, 300, 900), rng.integers(0, 300, 900)
+    A = sp.csr_array((np.ones(900), (src, dst)), shape=(300, 300))
+    got = csgraph.connected_components(A, connection="strong")
+    want = scipy_cc(A, connection="strong")
+    assert got[0] == want[0]
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_trim_passes_option_is_checked():
+    with pytest.raises(Exception, match="scc_trim_passes"):
+        Options(scc_trim_passes=-1)
+
+
+# ----------------------------------------------------------------------------- GPU
+@pytest.mark.gpu
+@pytest.mark.parametrize("algorithm", GPU)
+@pytest.mark.parametrize(("src", "dst", "n"), list(_zoo_cases()))
+def test_gpu_algorithms_on_the_zoo(src, dst, n, algorithm):
+    _check(src, dst, n, "gpu", algorithm)
+    _check(src, dst, n, "gpu", algorithm, WIDE.with_(scc_trim_passes=0))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("algorithm", GPU)
+@given(graph=directed_graphs(), wide=st.booleans(), trim=st.integers(0, 2))
+def test_gpu_algorithms_on_random_digraphs(algorithm, graph, wide, trim):
+    src, dst, n = graph
+    options = (WIDE if wide else DEFAULTS).with_(scc_trim_passes=trim)
+    _check(src, dst, n, "gpu", algorithm, options)
+
+
+def _rmat_directed(scale: int) -> tuple:
+    g = concomp.generators.rmat(scale, 16, seed=3)
+    src, dst = g.coo()
+    return np.asarray(src), np.asarray(dst), g.num_nodes
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("algorithm", GPU)
+@pytest.mark.parametrize("shape", [*sorted(LARGE), "rmat18", "dag_1e6", "giant_1e6"])
+def test_gpu_algorithms_on_large_graphs(shape, algorithm):
+    rng = np.random.default_rng(11)
+    if shape == "rmat18":
+        src, dst, n = _rmat_directed(18)
+    elif shape == "dag_1e6":
+        n = 1_000_000
+        a, b = rng.integers(0, n, 4 * n), rng.integers(0, n, 4 * n)
+        src, dst = np.minimum(a, b), np.maximum(a, b)
+    elif shape == "giant_1e6":
+        n = 1_000_000
+        src, dst = rng.integers(0, n, 4 * n), rng.integers(0, n, 4 * n)
+    else:
+        (src, dst), n = LARGE[shape], 100_000
+    want = _roots(src, dst, n, "cpu", "tarjan")
+    got = _roots(src, dst, n, "gpu", algorithm)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.gpu
+def test_gpu_public_call_keeps_data_on_the_device():
+    cp = pytest.importorskip("cupy")
+    src, dst = cp.asarray([0, 1, 2, 3]), cp.asarray([1, 0, 3, 2])
+    count, labels = concomp.strongly_connected_components((src, dst))
+    assert count == 2 and isinstance(labels, cp.ndarray)
+    assert labels.get().tolist() == [0, 0, 1, 1]
+    dag, comp, _ = concomp.condensation((src, dst), device="gpu")
+    assert comp.get().tolist() == [0, 0, 1, 1]
+    assert dag.num_nodes == 2 and dag.num_edges == 0
