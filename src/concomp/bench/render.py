@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .papers import papers_section
 from .results import SCHEMA, repository_root
 
 __all__ = ["README_START", "README_END", "render", "results_page", "summary_table", "main"]
@@ -29,12 +30,14 @@ __all__ = ["README_START", "README_END", "render", "results_page", "summary_tabl
 README_START = "<!-- bench-summary:start -->"
 README_END = "<!-- bench-summary:end -->"
 _PLOTS = "plots"
+#: Problems whose rows only the papers' section shows (one table each there).
+_IN_PAPERS = ("sampling", "incremental-rules")
 
 
 def _label(r: dict[str, Any]) -> str:
     """Column name of a row: the system, its mode for concomp, the variant in a sweep."""
-    if r["mode"] == "variant":
-        return r["variant"]
+    if r["mode"] in ("variant", "sampling", "insert"):
+        return f"{r['variant']} {r.get('order', '')}".strip()
     return r["system"] if r["mode"] == "peer" else f"{r['system']} {r['mode']}"
 
 
@@ -135,10 +138,15 @@ def results_page(doc: dict[str, Any], name: str, plots: dict[str, str]) -> str:
         out += ["", "Not run here:", ""]
         out += [f"- {s['graph']}: {s['reason']}" for s in doc["skipped"]]
     for problem, graphs in _by_problem(doc).items():
+        if problem in _IN_PAPERS:
+            continue  # rendered in the papers' section
         out += ["", f"## {problem}", ""]
         out += _variant_table(graphs) if problem == "variants" else _problem_table(graphs)
         if problem in plots:
             out += ["", f"![{problem}]({plots[problem]})"]
+    papers = papers_section(doc)
+    if papers:
+        out += ["", *papers]
     return "\n".join(out) + "\n"
 
 
@@ -179,7 +187,7 @@ def _plot(doc: dict[str, Any], folder: Path) -> dict[str, str]:
     folder.mkdir(parents=True, exist_ok=True)
     made = {}
     for problem, graphs in _by_problem(doc).items():
-        if problem == "variants":
+        if problem == "variants" or problem in _IN_PAPERS:
             continue
         columns = list(dict.fromkeys(c for cells in graphs.values() for c in cells))
         fig, ax = plt.subplots(figsize=(max(6, len(graphs) * 0.9), 4))
