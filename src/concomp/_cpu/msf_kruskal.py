@@ -16,7 +16,7 @@ import numpy as np
 from numba import prange
 
 from .._shared.threads import serialized
-from .msf_common import _find, _nbits, _pack, _pairs
+from .msf_common import _find, _nbits, _pack
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
 
@@ -58,11 +58,29 @@ def _kruskal_general(src: np.ndarray, dst: np.ndarray, key: np.ndarray, n: int) 
     """Argsort of the keys, runs of equal keys ordered by ``(pair, id)``, union-find."""
     parent = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
     order = np.argsort(key)
-    if 2 * _nbits(n) <= 64:
-        _sort_equal_runs(order, key, _pairs(src, dst, n))
-    else:  # endpoint pairs do not fit one word: a lexicographic sort does it all
-        order = np.lexsort((np.maximum(src, dst), np.minimum(src, dst), key))
+    _order_ties(order, key, src, dst)
     return np.sort(_kruskal_order(order, src, dst, parent))
+
+
+def _order_ties(order: np.ndarray, key: np.ndarray, src: np.ndarray, dst: np.ndarray) -> None:
+    """Reorder, in place, the runs of equal keys in ``order`` (an argsort of ``key``) by
+    ``(min(u, v), max(u, v), edge id)``.
+
+    Only the edges whose key is shared are sorted again, by one lexicographic sort:
+    each run keeps its positions, because that sort orders by the key first. Done in
+    NumPy rather than numba because a numba kernel calling ``np.sort`` and ``np.argsort``
+    took seconds to compile on a new machine, and real-valued weights rarely tie.
+    """
+    keys = key[order]
+    equal = keys[1:] == keys[:-1]
+    tied = np.zeros(order.shape[0], dtype=bool)
+    tied[1:] = equal
+    tied[:-1] |= equal
+    at = np.flatnonzero(tied)
+    if at.shape[0]:
+        ids = order[at]
+        u, v = src[ids], dst[ids]
+        order[at] = ids[np.lexsort((ids, np.maximum(u, v), np.minimum(u, v), key[ids]))]
 
 
 def _id_like(a: np.ndarray) -> np.ndarray:
@@ -120,20 +138,6 @@ def _kruskal_order(order, src, dst, parent):
             if k == out.shape[0]:
                 break
     return out[:k]
-
-
-@nb.njit(cache=True)
-def _sort_equal_runs(order, key, pairs):
-    """Reorder each run of equal keys in ``order`` by ``(pair, edge id)``."""
-    m, start = order.shape[0], 0
-    while start < m:
-        stop = start + 1
-        while stop < m and key[order[stop]] == key[order[start]]:
-            stop += 1
-        if stop - start > 1:
-            ids = np.sort(order[start:stop])
-            order[start:stop] = ids[np.argsort(pairs[ids], kind="mergesort")]
-        start = stop
 
 
 def _ids_of_words(packed: np.ndarray, chosen: np.ndarray, bits: int) -> np.ndarray:
