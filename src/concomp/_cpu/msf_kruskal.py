@@ -156,7 +156,10 @@ def _ids_of_words(packed: np.ndarray, chosen: np.ndarray, bits: int) -> np.ndarr
     cuts = np.searchsorted(chosen, np.arange((1 << bucket_bits) + 1, dtype=np.uint64) << shift)
     cuts[-1] = chosen.shape[0]
     ids = np.full(chosen.shape[0], -1, dtype=np.int64)
-    _match_buckets(words, eids, starts, chosen, cuts, ids, nb.get_num_threads())
+    # the hash table fits the widest bucket's slice of `chosen` at most half full
+    widest = max(int(np.diff(cuts).max()), 1)
+    tbits = max(int(np.ceil(np.log2(2 * widest))), 4)
+    _match_buckets(words, eids, starts, chosen, cuts, ids, tbits, nb.get_num_threads())
     return ids
 
 
@@ -192,15 +195,14 @@ def _partition(packed, bucket, buckets, workers, id_like):
 
 @serialized
 @nb.njit(parallel=True, cache=True)
-def _match_buckets(words, eids, starts, chosen, cuts, ids, workers):
-    """Per bucket: hash its slice of ``chosen`` into a small table, then probe its edges.
+def _match_buckets(words, eids, starts, chosen, cuts, ids, tbits, workers):
+    """Per bucket: hash its slice of ``chosen`` into a table of ``2**tbits`` slots, then
+    probe its edges.
 
     Each worker owns a run of buckets and one scratch table, so the ``ids``
     writes never collide (a chosen word lives in exactly one bucket).
     """
     buckets = starts.shape[0] - 1
-    widest = max(np.max(cuts[1:] - cuts[:-1]), 1)
-    tbits = max(int(np.ceil(np.log2(2 * widest))), 4)
     tmask, tshift = (1 << tbits) - 1, np.uint64(64 - tbits)
     for w in prange(workers):
         table = np.zeros(1 << tbits, dtype=np.int64)  # slot -> chosen index + 1, 0: empty
