@@ -66,10 +66,11 @@ def _order_ties(order: np.ndarray, key: np.ndarray, src: np.ndarray, dst: np.nda
     """Reorder, in place, the runs of equal keys in ``order`` (an argsort of ``key``) by
     ``(min(u, v), max(u, v), edge id)``.
 
-    Only the edges whose key is shared are sorted again, by one lexicographic sort:
-    each run keeps its positions, because that sort orders by the key first. Done in
-    NumPy rather than numba because a numba kernel calling ``np.sort`` and ``np.argsort``
-    took seconds to compile on a new machine, and real-valued weights rarely tie.
+    Only the edges whose key is shared are sorted again, and each run keeps its
+    positions. Where the run number, the endpoint pair and the edge id fit one 64-bit
+    word the words are sorted, else the four columns are sorted lexicographically. Done
+    in NumPy rather than numba because a numba kernel calling ``np.sort`` and
+    ``np.argsort`` took seconds to compile on a new machine.
     """
     keys = key[order]
     equal = keys[1:] == keys[:-1]
@@ -77,10 +78,25 @@ def _order_ties(order: np.ndarray, key: np.ndarray, src: np.ndarray, dst: np.nda
     tied[1:] = equal
     tied[:-1] |= equal
     at = np.flatnonzero(tied)
-    if at.shape[0]:
-        ids = order[at]
-        u, v = src[ids], dst[ids]
-        order[at] = ids[np.lexsort((ids, np.maximum(u, v), np.minimum(u, v), key[ids]))]
+    if at.shape[0] == 0:
+        return
+    ids = order[at]
+    u, v = src[ids], dst[ids]
+    lo, hi = np.minimum(u, v).astype(np.uint64), np.maximum(u, v).astype(np.uint64)
+    new_run = np.ones(at.shape[0], dtype=np.uint64)
+    new_run[1:] = ~equal[at[1:] - 1]
+    run = np.cumsum(new_run) - np.uint64(1)
+    id_bits = _nbits(order.shape[0])
+    pair_bits = _nbits(int(hi.max()) + 1)
+    if _nbits(int(run[-1]) + 1) + 2 * pair_bits + id_bits <= 64:
+        word = run << np.uint64(2 * pair_bits + id_bits)
+        word |= lo << np.uint64(pair_bits + id_bits)
+        word |= hi << np.uint64(id_bits)
+        word |= ids.astype(np.uint64)
+        word.sort()
+        order[at] = (word & np.uint64((1 << id_bits) - 1)).astype(order.dtype)
+    else:
+        order[at] = ids[np.lexsort((ids, hi, lo, run))]
 
 
 def _id_like(a: np.ndarray) -> np.ndarray:
