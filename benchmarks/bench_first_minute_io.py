@@ -112,9 +112,11 @@ def main(argv: list[str] | None = None) -> int:
             "commit": _commit(),
             "cpus": os.cpu_count(),
             "python": sys.version.split()[0],
+            "load_average_before": list(os.getloadavg()),
             "gzip": bench_gzip(tmp, args.edges, args.repeats),
             "metis": bench_metis(tmp, args.metis_entries, args.repeats),
             "text": bench_text(tmp, args.labels, args.repeats),
+            "load_average_after": list(os.getloadavg()),
         }
     out = args.out or ROOT / "benchmarks" / "results" / (
         f"{result['date']}-cpu-{result['commit']}-io.json"
