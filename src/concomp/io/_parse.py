@@ -140,7 +140,9 @@ def scan_edges(
     what: str = "2 or 3 numbers (u v [weight])",
     line_base: int = 0,
 ):
-    """Parse edge lines from byte ``start``: ``(src, dst, weights or None)``, ids as read.
+    """Parse edge lines from byte ``start``: ``(src, dst, weights or None, newlines)``, ids
+    as read; ``newlines`` counts the newline bytes in all of ``buf`` (for the line numbers
+    of later blocks).
 
     Large inputs are cut at line ends into one chunk per core; threads (the kernels
     release the GIL) count each chunk's lines, then scan it into its own slice of
@@ -151,16 +153,17 @@ def scan_edges(
     cm = np.frombuffer(comment or b"\n", np.uint8)
     pre = ord(prefix) if prefix else 0
     n = buf.shape[0]
-    start = _skip_comments(buf, start, cm)
+    skipped = _skip_comments(buf, start, cm)
+    newlines = int(_count_newlines(buf, 0, skipped))
+    start = skipped
     bounds = _chunk_bounds(buf, start)
     spans = list(pairwise(bounds))
     pool = ThreadPoolExecutor(len(spans)) if len(spans) > 1 else None
     run = pool.map if pool is not None else map
+    counted = list(run(lambda s: _count_newlines(buf, *s), spans))
+    newlines += sum(int(c) for c in counted)
     # a chunk holds one edge line per newline, plus a last line without one
-    caps = [
-        c + (hi == n and hi > lo and buf[-1] != _NL)
-        for c, (lo, hi) in zip(run(lambda s: _count_newlines(buf, *s), spans), spans)
-    ]
+    caps = [c + (hi == n and hi > lo and buf[-1] != _NL) for c, (lo, hi) in zip(counted, spans)]
     offs = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64).tolist()
     total = offs[-1]
     src = dst = np.empty(0, np.int32)
@@ -227,7 +230,7 @@ def scan_edges(
     weights = None
     if cols == 3:
         weights = finish_weights(buf, name, w, isf, sum(r[1] for r in results), d)
-    return src, dst, weights
+    return src, dst, weights, newlines
 
 
 def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
@@ -250,7 +253,8 @@ def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
         for block, done in blocks:
             buf = np.frombuffer(block, np.uint8)
             del block
-            last = scan_edges(buf, 0, name, ncols=ncols, line_base=line_base, **kw)
+            *parsed, newlines = scan_edges(buf, 0, name, ncols=ncols, line_base=line_base, **kw)
+            last = tuple(parsed)
             k = last[0].shape[0]
             if k and done and not out:  # the whole body in one block: nothing to append to
                 return last
@@ -269,7 +273,7 @@ def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
                 )
                 out = _append(out, got, total)
                 total += k
-            line_base += int(_count_newlines(buf, 0, buf.shape[0]))
+            line_base += newlines
     if not out:
         return last
     for a in out:
