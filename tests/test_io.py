@@ -464,3 +464,15 @@ def test_line_blocks_raise_a_read_error_at_its_block():
     assert bytes(next(blocks)[0]) == b"0 1\n" * 10
     with pytest.raises(GraphFormatError, match="corrupt block"):
         next(blocks)
+
+
+def test_count_newlines_matches_numpy_at_every_alignment():
+    from concomp.io._lex import _count_newlines
+
+    rng = np.random.default_rng(7)
+    alphabet = np.array([10, 32, 48, 57, 0, 11, 138, 255, 9, 13], np.uint8)  # near misses of \n
+    for _ in range(500):
+        buf = rng.choice(alphabet, int(rng.integers(0, 70)))
+        lo, hi = int(rng.integers(0, buf.shape[0] + 2)), int(rng.integers(0, buf.shape[0] + 1))
+        expect = int(np.count_nonzero(buf[lo:hi] == 10)) if lo < hi else 0
+        assert _count_newlines(buf, lo, hi) == expect, (buf.tolist(), lo, hi)
