@@ -3,7 +3,8 @@ with its symmetry check, labels and float weights written as text.
 
 CPU only; medians of ``--repeats`` runs (>= 5) after one untimed run that compiles the
 numba kernels. The ``.gz`` read runs in ``--read-rounds`` rounds of ISA-L then the
-standard library, and its speed-up is the median of the rounds' ratios. Writes ``benchmarks/results/<date>-cpu-<commit>-io.json``.
+standard library, and its speed-up is the median of the rounds' ratios. Writes
+``benchmarks/results/<date>-cpu-<commit>-io.json``.
 
     python benchmarks/bench_first_minute_io.py [--edges 10000000] [--repeats 5]
 """
