@@ -52,6 +52,24 @@ def test_import_loads_no_compiler_or_heavy_library():
     assert result["loaded"] == [], f"import concomp loads {result['loaded']}"
 
 
+def test_plain_import_defers_every_engine_and_optional_library():
+    """``import concomp`` alone: the engines (numba kernels in ``concomp._cpu``, the io
+    scanners, the generators' kernels), the integrations (``concomp.nx``, ``concomp.dask``,
+    ``concomp.bench``) and every optional library load on first use."""
+    result = _run("""
+        import json, sys
+        import concomp
+        libraries = ('numba', 'llvmlite', 'scipy', 'pandas', 'polars', 'pyarrow', 'cupy',
+                     'cupyx', 'networkx', 'dask', 'distributed', 'isal', 'tqdm', 'matplotlib')
+        ours = ('concomp._cpu', 'concomp._gpu', 'concomp.io._parse', 'concomp.generators._host',
+                'concomp.nx', 'concomp.dask', 'concomp.bench', 'concomp.csgraph')
+        loaded = sorted(m for m in sys.modules
+                        if m.split('.')[0] in libraries or m.startswith(ours))
+        print(json.dumps({"loaded": loaded}))
+    """)
+    assert result["loaded"] == [], f"import concomp loads {result['loaded']}"
+
+
 def test_works_when_cupy_is_absent():
     result = _run("""
         import json, sys

@@ -427,3 +427,52 @@ def test_argument_errors(tmp_path):
         read_graph(write(tmp_path, "b.txt.gz", gzip.compress(bytes(range(256)) * 40)[:300]))
     with pytest.raises(GraphFormatError, match=r"not a readable \.npz"):
         read_graph(write(tmp_path, "c.npz", b"PK\x03\x04garbage"))
+
+
+class _SlowReader:
+    """A file-like object that records its reads and fails at read number ``fail_at``."""
+
+    def __init__(self, data: bytes, fail_at: int = -1) -> None:
+        self.data, self.pos, self.reads, self.fail_at = data, 0, 0, fail_at
+
+    def read(self, size: int = -1) -> bytes:
+        self.reads += 1
+        if self.reads == self.fail_at:
+            raise GraphFormatError("corrupt block")
+        out = self.data[self.pos : self.pos + size]
+        self.pos += len(out)
+        return out
+
+
+@pytest.mark.parametrize("size", [1, 3, 7, 64])
+def test_line_blocks_are_whole_lines_in_order(size):
+    from concomp.io._blocks import line_blocks
+
+    body = b"".join(b"%d %d\n" % (i, i * 7) for i in range(50)) + b"9 9"
+    got = list(line_blocks(_SlowReader(body[5:]), body[:5], size))
+    assert b"".join(bytes(b) for b, _ in got) == body
+    assert [done for _, done in got] == [False] * (len(got) - 1) + [True]
+    assert all(bytes(b).endswith(b"\n") for b, _ in got[:-1])
+
+
+def test_line_blocks_raise_a_read_error_at_its_block():
+    from concomp.io._blocks import line_blocks
+
+    reader = _SlowReader(b"0 1\n" * 100, fail_at=3)
+    blocks = line_blocks(reader, b"", 40)
+    assert bytes(next(blocks)[0]) == b"0 1\n" * 10
+    assert bytes(next(blocks)[0]) == b"0 1\n" * 10
+    with pytest.raises(GraphFormatError, match="corrupt block"):
+        next(blocks)
+
+
+def test_count_newlines_matches_numpy_at_every_alignment():
+    from concomp.io._lex import _count_newlines
+
+    rng = np.random.default_rng(7)
+    alphabet = np.array([10, 32, 48, 57, 0, 11, 138, 255, 9, 13], np.uint8)  # near misses of \n
+    for _ in range(500):
+        buf = rng.choice(alphabet, int(rng.integers(0, 70)))
+        lo, hi = int(rng.integers(0, buf.shape[0] + 2)), int(rng.integers(0, buf.shape[0] + 1))
+        expect = int(np.count_nonzero(buf[lo:hi] == 10)) if lo < hi else 0
+        assert _count_newlines(buf, lo, hi) == expect, (buf.tolist(), lo, hi)

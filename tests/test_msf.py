@@ -478,3 +478,20 @@ def test_gpu_key_boruvka_equal_keys(index_dtype) -> None:
             assert np.array_equal(
                 cp.asnumpy(got), kruskal_reference(s, d, weights, n, maximum=maximum)
             )
+
+
+@pytest.mark.parametrize("id_high", [50, 2**30])  # one packed word; the lexsort fallback
+@pytest.mark.parametrize("distinct", [1, 7, 10**9])  # all tied, heavy ties, few ties
+def test_cpu_kruskal_orders_tied_keys_by_pair_then_id(id_high: int, distinct: int) -> None:
+    from concomp._cpu.msf_kruskal import _order_ties
+
+    rng = np.random.default_rng(distinct + id_high)
+    m = 3000
+    key = rng.integers(0, distinct, m).astype(np.uint64)
+    src, dst = rng.integers(0, id_high, m), rng.integers(0, id_high, m)
+    src[:40] = dst[:40]  # self loops and repeated pairs tie on the pair too
+    src[40:80], dst[40:80] = dst[80:120], src[80:120]
+    order = np.argsort(key)
+    _order_ties(order, key, src, dst)
+    expect = np.lexsort((np.arange(m), np.maximum(src, dst), np.minimum(src, dst), key))
+    assert np.array_equal(order, expect)

@@ -16,7 +16,7 @@ import numpy as np
 from numba import prange
 
 from .._shared.threads import serialized
-from .msf_common import _find, _nbits, _pack, _pairs
+from .msf_common import _find, _nbits, _pack
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
 
@@ -58,11 +58,45 @@ def _kruskal_general(src: np.ndarray, dst: np.ndarray, key: np.ndarray, n: int) 
     """Argsort of the keys, runs of equal keys ordered by ``(pair, id)``, union-find."""
     parent = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
     order = np.argsort(key)
-    if 2 * _nbits(n) <= 64:
-        _sort_equal_runs(order, key, _pairs(src, dst, n))
-    else:  # endpoint pairs do not fit one word: a lexicographic sort does it all
-        order = np.lexsort((np.maximum(src, dst), np.minimum(src, dst), key))
+    _order_ties(order, key, src, dst)
     return np.sort(_kruskal_order(order, src, dst, parent))
+
+
+def _order_ties(order: np.ndarray, key: np.ndarray, src: np.ndarray, dst: np.ndarray) -> None:
+    """Reorder, in place, the runs of equal keys in ``order`` (an argsort of ``key``) by
+    ``(min(u, v), max(u, v), edge id)``.
+
+    Only the edges whose key is shared are sorted again, and each run keeps its
+    positions. Where the run number, the endpoint pair and the edge id fit one 64-bit
+    word the words are sorted, else the four columns are sorted lexicographically. Done
+    in NumPy rather than numba because a numba kernel calling ``np.sort`` and
+    ``np.argsort`` took seconds to compile on a new machine.
+    """
+    keys = key[order]
+    equal = keys[1:] == keys[:-1]
+    tied = np.zeros(order.shape[0], dtype=bool)
+    tied[1:] = equal
+    tied[:-1] |= equal
+    at = np.flatnonzero(tied)
+    if at.shape[0] == 0:
+        return
+    ids = order[at]
+    u, v = src[ids], dst[ids]
+    lo, hi = np.minimum(u, v).astype(np.uint64), np.maximum(u, v).astype(np.uint64)
+    new_run = np.ones(at.shape[0], dtype=np.uint64)
+    new_run[1:] = ~equal[at[1:] - 1]
+    run = np.cumsum(new_run) - np.uint64(1)
+    id_bits = _nbits(order.shape[0])
+    pair_bits = _nbits(int(hi.max()) + 1)
+    if _nbits(int(run[-1]) + 1) + 2 * pair_bits + id_bits <= 64:
+        word = run << np.uint64(2 * pair_bits + id_bits)
+        word |= lo << np.uint64(pair_bits + id_bits)
+        word |= hi << np.uint64(id_bits)
+        word |= ids.astype(np.uint64)
+        word.sort()
+        order[at] = (word & np.uint64((1 << id_bits) - 1)).astype(order.dtype)
+    else:
+        order[at] = ids[np.lexsort((ids, hi, lo, run))]
 
 
 def _id_like(a: np.ndarray) -> np.ndarray:
@@ -122,20 +156,6 @@ def _kruskal_order(order, src, dst, parent):
     return out[:k]
 
 
-@nb.njit(cache=True)
-def _sort_equal_runs(order, key, pairs):
-    """Reorder each run of equal keys in ``order`` by ``(pair, edge id)``."""
-    m, start = order.shape[0], 0
-    while start < m:
-        stop = start + 1
-        while stop < m and key[order[stop]] == key[order[start]]:
-            stop += 1
-        if stop - start > 1:
-            ids = np.sort(order[start:stop])
-            order[start:stop] = ids[np.argsort(pairs[ids], kind="mergesort")]
-        start = stop
-
-
 def _ids_of_words(packed: np.ndarray, chosen: np.ndarray, bits: int) -> np.ndarray:
     """Smallest edge id carrying each chosen packed word (chosen: sorted, distinct).
 
@@ -152,7 +172,10 @@ def _ids_of_words(packed: np.ndarray, chosen: np.ndarray, bits: int) -> np.ndarr
     cuts = np.searchsorted(chosen, np.arange((1 << bucket_bits) + 1, dtype=np.uint64) << shift)
     cuts[-1] = chosen.shape[0]
     ids = np.full(chosen.shape[0], -1, dtype=np.int64)
-    _match_buckets(words, eids, starts, chosen, cuts, ids, nb.get_num_threads())
+    # the hash table fits the widest bucket's slice of `chosen` at most half full
+    widest = max(int(np.diff(cuts).max()), 1)
+    tbits = max(int(np.ceil(np.log2(2 * widest))), 4)
+    _match_buckets(words, eids, starts, chosen, cuts, ids, tbits, nb.get_num_threads())
     return ids
 
 
@@ -188,15 +211,14 @@ def _partition(packed, bucket, buckets, workers, id_like):
 
 @serialized
 @nb.njit(parallel=True, cache=True)
-def _match_buckets(words, eids, starts, chosen, cuts, ids, workers):
-    """Per bucket: hash its slice of ``chosen`` into a small table, then probe its edges.
+def _match_buckets(words, eids, starts, chosen, cuts, ids, tbits, workers):
+    """Per bucket: hash its slice of ``chosen`` into a table of ``2**tbits`` slots, then
+    probe its edges.
 
     Each worker owns a run of buckets and one scratch table, so the ``ids``
     writes never collide (a chosen word lives in exactly one bucket).
     """
     buckets = starts.shape[0] - 1
-    widest = max(np.max(cuts[1:] - cuts[:-1]), 1)
-    tbits = max(int(np.ceil(np.log2(2 * widest))), 4)
     tmask, tshift = (1 << tbits) - 1, np.uint64(64 - tbits)
     for w in prange(workers):
         table = np.zeros(1 << tbits, dtype=np.int64)  # slot -> chosen index + 1, 0: empty

@@ -23,12 +23,35 @@ def _is_sep(c, delim):
     return c == _SP or c == _TAB or c == _CR or c == _COMMA or c == _QUOTE or c == delim
 
 
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_NL8 = np.uint64(0x0A0A0A0A0A0A0A0A)  # a newline in every byte
+_BYTE_ONES = np.uint64(0x0101010101010101)
+
+
 @nb.njit(cache=True, nogil=True)
 def _count_newlines(buf, lo, hi):
+    """Newline bytes in ``buf[lo:hi]``, eight at a time: the scanners' line counts.
+
+    A byte of ``w ^ _NL8`` is zero exactly where ``w`` holds a newline;
+    ``~(((x & 0x7F..) + 0x7F..) | x | 0x7F..)`` sets the top bit of exactly the zero
+    bytes of ``x`` (no carry crosses a byte), and the multiply adds those bits up.
+    A byte-at-a-time loop ran at a tenth of the speed.
+    """
     k = 0
-    for i in range(lo, hi):
-        if buf[i] == _NL:
-            k += 1
+    i = lo
+    while i < hi and i % 8:
+        k += buf[i] == _NL
+        i += 1
+    words = max((hi - i) // 8, 0)
+    packed = buf[i : i + 8 * words].view(np.uint64)
+    acc = np.uint64(0)
+    for j in range(words):
+        x = packed[j] ^ _NL8
+        top = ~(((x & _LOW7) + _LOW7) | x | _LOW7)
+        acc += ((top >> np.uint64(7)) * _BYTE_ONES) >> np.uint64(56)
+    k += np.int64(acc)
+    for t in range(i + 8 * words, hi):
+        k += buf[t] == _NL
     return k
 
 

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from itertools import pairwise
 
 import numpy as np
 
 from ..errors import GraphFormatError
+from ._blocks import line_blocks
 from ._emit import format_adjacency, format_edges
 from ._files import pyarrow_or_raise  # noqa: F401  (concomp.streaming imports it here)
 from ._lex import (
@@ -138,7 +140,9 @@ def scan_edges(
     what: str = "2 or 3 numbers (u v [weight])",
     line_base: int = 0,
 ):
-    """Parse edge lines from byte ``start``: ``(src, dst, weights or None)``, ids as read.
+    """Parse edge lines from byte ``start``: ``(src, dst, weights or None, newlines)``, ids
+    as read; ``newlines`` counts the newline bytes in all of ``buf`` (for the line numbers
+    of later blocks).
 
     Large inputs are cut at line ends into one chunk per core; threads (the kernels
     release the GIL) count each chunk's lines, then scan it into its own slice of
@@ -149,16 +153,17 @@ def scan_edges(
     cm = np.frombuffer(comment or b"\n", np.uint8)
     pre = ord(prefix) if prefix else 0
     n = buf.shape[0]
-    start = _skip_comments(buf, start, cm)
+    skipped = _skip_comments(buf, start, cm)
+    newlines = int(_count_newlines(buf, 0, skipped))
+    start = skipped
     bounds = _chunk_bounds(buf, start)
     spans = list(pairwise(bounds))
     pool = ThreadPoolExecutor(len(spans)) if len(spans) > 1 else None
     run = pool.map if pool is not None else map
+    counted = list(run(lambda s: _count_newlines(buf, *s), spans))
+    newlines += sum(int(c) for c in counted)
     # a chunk holds one edge line per newline, plus a last line without one
-    caps = [
-        c + (hi == n and hi > lo and buf[-1] != _NL)
-        for c, (lo, hi) in zip(run(lambda s: _count_newlines(buf, *s), spans), spans)
-    ]
+    caps = [c + (hi == n and hi > lo and buf[-1] != _NL) for c, (lo, hi) in zip(counted, spans)]
     offs = np.concatenate([[0], np.cumsum(caps)]).astype(np.int64).tolist()
     total = offs[-1]
     src = dst = np.empty(0, np.int32)
@@ -225,7 +230,7 @@ def scan_edges(
     weights = None
     if cols == 3:
         weights = finish_weights(buf, name, w, isf, sum(r[1] for r in results), d)
-    return src, dst, weights
+    return src, dst, weights, newlines
 
 
 def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
@@ -240,43 +245,35 @@ def scan_body(text: Text, start: int, name: str, *, ncols: int = 0, **kw):
     """
     from .._checks import check_count
 
-    carry = text.head[start:]
     line_base = text.head.count(b"\n", 0, start)
     out: list = []  # src, dst[, weights], grown in place
-    total, done, last = 0, False, None
-    while not done:
-        more = text.src.read(BLOCK_BYTES)
-        if more:
-            data = carry + more
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:  # a line longer than a block: read on
-                carry = data
-                continue
-            block, carry = memoryview(data)[:cut], data[cut:]  # the block is a view
-        else:
-            block, done = carry, True
-        buf = np.frombuffer(block, np.uint8)
-        del block, more
-        last = scan_edges(buf, 0, name, ncols=ncols, line_base=line_base, **kw)
-        k = last[0].shape[0]
-        if k and done and not out:  # the whole body in one block: nothing to append to
-            return last
-        if k:
-            ncols = ncols or (3 if last[2] is not None else 2)
-            got = last[:2] if ncols == 2 else last
-            # a decompression bomb of valid lines stops here, before memory runs out
-            check_count(
-                total + k,
-                "",
-                what="edges",
-                per_item=16,
-                where=name,
-                cause="the file holds at least",
-                fix="split the file, or read it with concomp.stream_components",
-            )
-            out = _append(out, got, total)
-            total += k
-        line_base += int(_count_newlines(buf, 0, buf.shape[0]))
+    total, last = 0, None
+    # closing: an error while parsing waits for the read in flight before the file closes
+    with closing(line_blocks(text.src, text.head[start:], BLOCK_BYTES)) as blocks:
+        for block, done in blocks:
+            buf = np.frombuffer(block, np.uint8)
+            del block
+            *parsed, newlines = scan_edges(buf, 0, name, ncols=ncols, line_base=line_base, **kw)
+            last = tuple(parsed)
+            k = last[0].shape[0]
+            if k and done and not out:  # the whole body in one block: nothing to append to
+                return last
+            if k:
+                ncols = ncols or (3 if last[2] is not None else 2)
+                got = last[:2] if ncols == 2 else last
+                # a decompression bomb of valid lines stops here, before memory runs out
+                check_count(
+                    total + k,
+                    "",
+                    what="edges",
+                    per_item=16,
+                    where=name,
+                    cause="the file holds at least",
+                    fix="split the file, or read it with concomp.stream_components",
+                )
+                out = _append(out, got, total)
+                total += k
+            line_base += newlines
     if not out:
         return last
     for a in out:
@@ -361,29 +358,20 @@ def scan_metis(
     w = np.empty(cap if has_ew else 0, np.int64)
     isf = np.zeros(cap if has_ew else 0, np.uint8)
     state = np.zeros(3, np.int64)  # vertex lines, entries, non-integer weights so far
-    carry = text.head[start:]
     line_base = text.head.count(b"\n", 0, start)
-    done = False
-    while not done:
-        more = text.src.read(BLOCK_BYTES)
-        if more:
-            data = carry + more
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:  # a line longer than a block: read on
-                carry = data
-                continue
-            block, carry = memoryview(data)[:cut], data[cut:]
-        else:
-            block, done = carry, True
-        buf = np.frombuffer(block, np.uint8)
-        del block, more
-        k0 = int(state[1])
-        err, off = _scan_metis(buf, 0, done, nv, lead, has_ew, d, indptr, indices, w, isf, state)
-        if err != OK:
-            _metis_error(name, buf, int(off), int(err), nv, m, has_ew, line_base)
-        if has_ew:
-            _parse_slow_weights(buf, name, w, isf, k0, int(state[1]), d, line_base)
-        line_base += int(_count_newlines(buf, 0, buf.shape[0]))
+    with closing(line_blocks(text.src, text.head[start:], BLOCK_BYTES)) as blocks:
+        for block, done in blocks:
+            buf = np.frombuffer(block, np.uint8)
+            del block
+            k0 = int(state[1])
+            err, off = _scan_metis(
+                buf, 0, done, nv, lead, has_ew, d, indptr, indices, w, isf, state
+            )
+            if err != OK:
+                _metis_error(name, buf, int(off), int(err), nv, m, has_ew, line_base)
+            if has_ew:
+                _parse_slow_weights(buf, name, w, isf, k0, int(state[1]), d, line_base)
+            line_base += int(_count_newlines(buf, 0, buf.shape[0]))
     row, k, nfloat = (int(x) for x in state)
     if row < nv:
         raise GraphFormatError(
