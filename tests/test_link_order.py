@@ -61,3 +61,32 @@ def test_streams_are_keyed_unless_the_id_order_is_forced():
 def test_link_order_option_is_validated(bad):
     with pytest.raises(InvalidOptionsError, match="link_order"):
         Options(link_order=bad)
+
+
+def _probe_cases():
+    from concomp.generators import gnm, rmat
+
+    yield "grid-csr", grid(64, 64)
+    yield "grid-permuted", grid(64, 64, permute=True)
+    yield "rmat", rmat(12, 8, seed=3)
+    yield "gnm-sparse", gnm(50_000, 20_000, seed=4)
+    yield "path", path(100_000)
+    src, dst, n = high_diameter_graphs(1 << 12)["comb"]
+    yield "comb-coo", concomp.Graph.from_edges(src, dst, n)
+    yield "comb-coo-int64", concomp.Graph.from_edges(src.astype(np.int64), dst, n)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", [name for name, _ in _probe_cases()])
+def test_device_probe_matches_the_array_expressions(name):
+    """The one-launch device probe (``concomp._gpu.probe``) gives the statistics the NumPy
+    expressions give on the same graph, and caches them."""
+    from concomp._gpu.autoselect import degree_cv
+
+    host = dict(_probe_cases())[name]
+    dev = host.to("gpu")
+    want_share, want_cv = local_share(host), degree_cv(host)
+    assert local_share(dev) == pytest.approx(want_share, abs=2 / 4096)
+    assert degree_cv(dev) == pytest.approx(want_cv, rel=1e-9, abs=1e-12)
+    assert "probe" in dev._device_cache
+    assert keyed(dev, Options()) == keyed(host, Options())

@@ -26,6 +26,7 @@ from .._arrays import get_xp
 from ..graph import Graph
 from ..options import Options
 from ..variants import Sampling, Variant
+from . import probe
 from ._compat import check_device_fits, cupy_or_raise, out_of_memory_guard
 from ._limits import static_run_bytes
 from .autoselect import choose
@@ -195,7 +196,9 @@ def _label_kernels():
 def count_roots(roots: Any) -> int:
     """Number of components in root labels (entries with ``roots[v] == v``)."""
     xp = get_xp(roots)
-    return int((roots == xp.arange(roots.shape[0], dtype=roots.dtype)).sum())
+    if xp is np:
+        return int(np.count_nonzero(roots == np.arange(roots.shape[0], dtype=roots.dtype)))
+    return probe.count_roots(roots)
 
 
 def sampling_coverage(graph: Graph, variant: Variant, options: Options) -> dict[str, float]:

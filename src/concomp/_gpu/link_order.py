@@ -20,7 +20,15 @@ from typing import Any
 from ..graph import Graph
 from ..options import Options
 
-__all__ = ["LOCAL_SHARE", "LOCAL_WINDOW", "SAMPLES", "keyed", "keyed_stream", "local_share"]
+__all__ = [
+    "LOCAL_SHARE",
+    "LOCAL_WINDOW",
+    "SAMPLES",
+    "keyed",
+    "keyed_stream",
+    "local_share",
+    "window",
+]
 
 #: Edges whose ids differ by at most this many (at most n / 64) count as local.
 LOCAL_WINDOW = 1024
@@ -30,12 +38,24 @@ LOCAL_SHARE = 0.25
 SAMPLES = 4096
 
 
+def window(graph: Graph) -> int:
+    """Largest id difference of an edge that counts as local on ``graph``."""
+    return max(1, min(LOCAL_WINDOW, graph.num_nodes // 64))
+
+
 def local_share(graph: Graph) -> float:
     """Share of evenly spaced edges of ``graph`` whose ends are at most
     ``min(LOCAL_WINDOW, n // 64)`` ids apart (0 for a graph without edges)."""
     m = graph.num_edges
     if m == 0:
         return 0.0
+    if graph.device == "gpu":
+        from .probe import probe
+
+        w = window(graph)
+        return probe(graph, degrees=False, degree_samples=0, edge_samples=SAMPLES, window=w)[
+            "local_share"
+        ]
     xp = graph.xp
     pos = xp.linspace(0, m - 1, num=min(SAMPLES, m)).astype(xp.int64)
     if graph.has_coo:
@@ -46,8 +66,7 @@ def local_share(graph: Graph) -> float:
         u = xp.searchsorted(indptr, pos, side="right") - 1
         v = indices[pos]
     gap = xp.abs(u.astype(xp.int64) - v.astype(xp.int64))
-    window = max(1, min(LOCAL_WINDOW, graph.num_nodes // 64))
-    return float((gap <= window).mean())
+    return float((gap <= window(graph)).mean())
 
 
 def keyed(graph: Graph, options: Options) -> bool:

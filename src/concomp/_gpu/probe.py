@@ -1,0 +1,104 @@
+"""The statistics GPU ``auto`` decides from, gathered on the device with one host read.
+
+``auto`` asks a graph two questions: how skewed its degrees are
+(:func:`concomp._gpu.autoselect.degree_cv`, over evenly spaced vertices) and how many
+of its edges join nearby ids (:func:`concomp._gpu.link_order.local_share`, over evenly
+spaced edges). Asked with CuPy array expressions, each costs several launches and a
+host synchronisation, a visible share of a call on a graph that is run once. Here
+``cuda/probe.cu`` answers both, one launch each, into one small array read once; the
+answers are cached on the graph (``Graph._device_cache["probe"]``). Degrees are read
+only when asked (they need the symmetric rows, which a COO graph builds first).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..graph import Graph
+from ._compat import cupy_or_raise
+from ._compile import get_kernel
+from .kernels import BLOCK, grid_for
+
+__all__ = ["INSTANTIATIONS", "count_roots", "probe"]
+
+_CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+_THREADS = 256
+_MAX_BLOCKS = 32
+INSTANTIATIONS = (
+    [f"probe_degrees<{p}>" for p in _CTYPES.values()]
+    + [f"probe_local_coo<{t}>" for t in _CTYPES.values()]
+    + [f"probe_local_csr<{p}, {t}>" for p in _CTYPES.values() for t in _CTYPES.values()]
+    + [f"count_roots<{t}>" for t in _CTYPES.values()]
+)
+
+
+def count_roots(roots: Any) -> int:
+    """Number of entries with ``roots[v] == v`` of a CuPy array (one launch, one read)."""
+    cp = cupy_or_raise()
+    n = roots.shape[0]
+    if n == 0:
+        return 0
+    roots = _wide(roots)
+    out = cp.zeros(1, dtype=np.uint64)
+    kernel = get_kernel("probe.cu", f"count_roots<{_CTYPES[roots.dtype]}>")
+    kernel(grid_for(n), (BLOCK,), (roots, np.int64(n), out))
+    return int(out.get()[0])
+
+
+def _wide(a: Any) -> Any:
+    """``a`` as int32 or int64 (other integer types are widened; a copy only then)."""
+    return a if a.dtype in _CTYPES else a.astype(np.int64)
+
+
+def _blocks(samples: int) -> tuple[int]:
+    return (max(1, min(_MAX_BLOCKS, -(-samples // _THREADS))),)
+
+
+def probe(
+    graph: Graph, *, degrees: bool, degree_samples: int, edge_samples: int, window: int
+) -> dict[str, float]:
+    """``{"local_share": ..., "degree_cv": ...}`` of a device graph (``degree_cv`` only
+    with ``degrees``), as :mod:`concomp._gpu.autoselect` and
+    :mod:`concomp._gpu.link_order` define them; cached on ``graph``."""
+    cached = graph._device_cache.get("probe")
+    if cached is not None and (not degrees or "degree_cv" in cached):
+        return cached
+    cp = cupy_or_raise()
+    out = cp.zeros(6, dtype=np.float64)
+    n, m = graph.num_nodes, graph.num_edges
+    if degrees and n:
+        indptr = _wide(graph.undirected_rows()[0])
+        step = max(1, n // degree_samples)
+        name = f"probe_degrees<{_CTYPES[indptr.dtype]}>"
+        samples = -(-n // step)
+        args0 = (indptr, np.int64(n), np.int64(step), out)
+        get_kernel("probe.cu", name)(_blocks(samples), (_THREADS,), args0)
+    num = min(edge_samples, m)
+    if num:
+        if graph.has_coo:
+            src, dst = graph.coo()
+            src, dst = _wide(src), _wide(dst)
+            if src.dtype != dst.dtype:
+                src, dst = src.astype(np.int64), dst.astype(np.int64)
+            name = f"probe_local_coo<{_CTYPES[src.dtype]}>"
+            args: tuple = (src, dst)
+        else:
+            indptr, indices, _ = graph.csr()
+            indptr, indices = _wide(indptr), _wide(indices)
+            name = f"probe_local_csr<{_CTYPES[indptr.dtype]}, {_CTYPES[indices.dtype]}>"
+            args = (indptr, indices, np.int64(n))
+        get_kernel("probe.cu", name)(
+            _blocks(num), (_THREADS,),
+            (*args, np.int64(m), np.int64(num), np.int64(window), out),
+        )  # fmt: skip
+    k, total, squares, local = (float(x) for x in out.get()[:4])
+    facts = {"local_share": local / num if num else 0.0}
+    if degrees:
+        mean = total / k if k else 0.0
+        var = max(squares / k - mean * mean, 0.0) if k else 0.0
+        facts["degree_cv"] = math.sqrt(var) / mean if mean > 0 else 0.0
+    graph._device_cache["probe"] = facts
+    return facts
