@@ -41,6 +41,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "default_variant",
     ),
     "scc": ("strong_component_labels",),
+    "label": ("label_image", "region_stats"),
 }
 
 
@@ -118,6 +119,23 @@ def default_variant() -> Variant:
 
 def strong_component_labels(indptr: Any, indices: Any) -> tuple[int, Any]:
     """``(count, labels)`` of the strongly connected components of a directed CSR."""
+    raise NotImplementedError
+
+
+# --------------------------------------------------------------------------- label
+def label_image(
+    image: Any, offsets: Any, background: Any, multilabel: bool, out: Any, options: Options
+) -> tuple[int, Any]:
+    """``(count, labels)`` of a C-contiguous image of 2 or more dimensions on the engine's
+    device, under the earlier-neighbour ``offsets`` (NumPy ``(k, ndim)``, see
+    :mod:`concomp._shared.grid`): background 0, regions ``1 .. count`` in raster order of
+    first appearance. ``out``: None (smallest unsigned dtype), a dtype, or an array to
+    fill; :class:`OverflowError` where the count does not fit it."""
+    raise NotImplementedError
+
+
+def region_stats(labels: Any, count: int) -> tuple[Any, Any, Any, Any]:
+    """``(sizes, starts, stops, coordinate sums)`` of labels ``1 .. count`` in one pass."""
     raise NotImplementedError
 
 
