@@ -6,7 +6,7 @@ with nvcc for sm_90, so a kernel build error fails CI instead of a device run.
 
 from __future__ import annotations
 
-from . import checks, family_state, incremental, msf_keys, msf_rank
+from . import checks, family_state, incremental, label, msf_keys, msf_rank
 from .kernels import all_cc_instantiations
 
 
@@ -19,4 +19,5 @@ def all_instantiations() -> dict[str, list[str]]:
         "families.cu": sorted(set(family_state.INSTANTIATIONS)),
         "incremental.cu": sorted(set(incremental.INSTANTIATIONS())),
         "checks.cu": sorted(checks.INSTANTIATIONS),
+        "label.cu": sorted(label.INSTANTIATIONS),
     }

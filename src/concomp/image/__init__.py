@@ -50,19 +50,26 @@ def label_array(
         what="label",
     )
     shape = image.shape
-    if image.ndim < 2:
-        image = image.reshape((1, max(1, image.size)))
-        offsets = np.concatenate([np.zeros((offsets.shape[0], 2 - offsets.shape[1]), np.int64), offsets], axis=1)
-        if out is not None and hasattr(out, "shape"):
-            out = out.reshape(image.shape)
+    is_array = out is not None and not isinstance(out, np.dtype)
+    caller_out = out if is_array else None
     if image.size == 0:
-        dtype = np.dtype(np.uint8) if out is None else np.dtype(out.dtype if hasattr(out, "dtype") else out)
-        result = out if hasattr(out, "shape") else get_xp(image).zeros(shape, dtype=dtype)
-        return 0, result.reshape(shape)
+        if is_array:
+            return 0, out
+        return 0, get_xp(image).zeros(shape, dtype=np.dtype(np.uint8) if out is None else out)
+    host_out = None
     if dev == "gpu" and data_device == "cpu":
         from .._arrays import to_device
 
         image = to_device(image)
+        if is_array:  # the labels come back into the caller's host array
+            host_out, out = out, out.dtype
+            is_array = False
+    if image.ndim < 2:
+        image = image.reshape((1, image.size))
+        lead = np.zeros((offsets.shape[0], 2 - offsets.shape[1]), dtype=np.int64)
+        offsets = np.concatenate([lead, offsets], axis=1)
+        if is_array:
+            out = out.reshape(image.shape)
     run = _dispatch.driver(dev, "label", "label_image")
     try:
         count, labels = run(image, offsets, background, bool(multilabel), out, opts)
@@ -72,8 +79,11 @@ def label_array(
             "or out=None for the smallest dtype that holds every label."
         ) from exc
     if dev == "gpu" and data_device == "cpu":
+        if host_out is not None:
+            labels.reshape(shape).get(out=host_out)
+            return count, host_out
         labels = labels.get()
-    return count, labels.reshape(shape)
+    return count, caller_out if caller_out is not None else labels.reshape(shape)
 
 
 def label(

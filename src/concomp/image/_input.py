@@ -186,7 +186,7 @@ def check_out(out: Any, image: ImageInput) -> Any:
     the image's shape on the image's device (integer dtype)."""
     if out is None:
         return None
-    if hasattr(out, "shape") and hasattr(out, "dtype"):
+    if isinstance(out, np.ndarray) or is_cupy_array(out) or is_torch_tensor(out):
         on_gpu = is_cupy_array(out)
         if on_gpu != (image.device == "gpu") or is_torch_tensor(out):
             raise InvalidImageError(

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from .._arrays import get_xp
+
 __all__ = ["LabelStats"]
 
 
@@ -31,8 +35,9 @@ class LabelStats:
     @classmethod
     def from_sums(cls, sizes: Any, starts: Any, stops: Any, sums: Any) -> LabelStats:
         """Build from an engine's one-pass sums (coordinate sums, not means)."""
-        with_size = sizes[:, None]
-        centroids = sums / with_size.astype(float) if sizes.shape[0] else sums.astype(float)
+        xp = get_xp(sizes)
+        centroids = sums / xp.maximum(sizes, 1)[:, None].astype(np.float64)
+        centroids[sizes == 0] = np.nan
         return cls(sizes, starts, stops, centroids)
 
     @property
