@@ -284,7 +284,9 @@ def label_image(
     bg = flat.dtype.type(background)
     ml = bool(multilabel)
     _scan_slabs(flat, shape, rows, groups, bg, ml, along, rs, re, rl, first, last, parent, used)
-    count = int(_merge_and_number(flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used))
+    count = int(
+        _merge_and_number(flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used)
+    )
     if isinstance(out, np.ndarray):
         if not output_dtype_fits(count, out.dtype):
             raise OverflowError(f"{count} labels do not fit in the output's dtype {out.dtype}")

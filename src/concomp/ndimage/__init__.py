@@ -120,4 +120,3 @@ def label(input: Any, structure: Any = None, output: Any = None) -> Any:
             output[...] = labels
         return count
     return labels, count
-
