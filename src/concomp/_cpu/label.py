@@ -71,11 +71,12 @@ def _find_runs(img, ib, width, bg, multilabel, along, rs, re, at):
     for x in range(width):
         v = img[ib + x]
         fg = v != bg
-        joined = along and fg and prev_fg and (not multilabel or v == prev)
+        # & rather than `and`: numba turns `and` into jumps, the very thing avoided here
+        joined = along & fg & prev_fg & ((v == prev) | (not multilabel))
         rs[ns] = x
-        ns += fg and not joined
+        ns += fg & (not joined)
         re[ne] = x
-        ne += prev_fg and not joined
+        ne += prev_fg & (not joined)
         prev_fg = fg
         prev = v
     re[ne] = width
@@ -100,10 +101,12 @@ def _neighbour_row(r, shape, delta):
 @nb.njit(cache=True, inline="always")
 def _adopt(parent, rl, i, t):
     """Run ``i`` joins run ``t``'s set (adopting its label while it has none)."""
-    if rl[i] == 0:
-        rl[i] = rl[t]
-    elif rl[i] != rl[t]:
-        rl[i] = _unite(parent, rl[i], rl[t])
+    mine = rl[i]
+    other = rl[t]
+    if (mine == 0) | (mine == other):  # one jump, not two
+        rl[i] = other
+    else:
+        rl[i] = _unite(parent, mine, other)
 
 
 @nb.njit(cache=True)
@@ -151,10 +154,12 @@ def _scan_slab(img, shape, rows, s, groups, bg, ml, along, rs, re, rl, first, la
                 rs, re, rl, first[q], last[q], parent, ml,
             )  # fmt: skip
         for i in range(lo, hi):
-            if rl[i] == 0:
-                parent[nxt] = nxt
-                rl[i] = nxt
-                nxt += 1
+            # a run that touched nothing takes the next label, without a jump: parent[nxt]
+            # is written either way, and is free until nxt is handed out
+            new = rl[i] == 0
+            parent[nxt] = nxt
+            rl[i] += new * nxt
+            nxt += new
     return nxt - base
 
 
@@ -272,8 +277,10 @@ def label_image(
     groups, along = _row_groups(offsets)
     # a slab holds at most as many runs as pixels; the run arrays are reserved at that
     # size, each slab's part filled from its start, so only pages holding runs are touched
-    rs = np.empty(image.size, dtype=ltype)
-    re = np.empty(image.size, dtype=ltype)
+    # positions within a row: 16 bits where the rows allow (fewer pages to touch)
+    ptype = np.uint16 if width <= np.iinfo(np.uint16).max else ltype
+    rs = np.empty(image.size, dtype=ptype)
+    re = np.empty(image.size, dtype=ptype)
     rl = np.empty(image.size, dtype=ltype)
     first = np.empty(nrows, dtype=np.int64)
     last = np.empty(nrows, dtype=np.int64)

@@ -21,10 +21,11 @@ from ..options import Options, resolve_options
 from ._input import as_image, check_background, check_out, neighbour_offsets
 from ._stats import LabelStats
 
-__all__ = ["GPU_MIN_PIXELS", "LabelStats", "label", "label_stats", "label_array"]
+__all__ = ["GPU_MIN_PIXELS", "LabelStats", "label", "label_stats"]
 
-#: Below this many pixels a host image stays on the CPU: copying it to the GPU and the
-#: labels back, plus a handful of launches, costs about what the CPU labeller needs.
+#: Below this many pixels a host image stays on the CPU under ``device="auto"``: copying it
+#: to the GPU and the labels back, plus a handful of launches, would cost about what the CPU
+#: labeller needs. A first estimate from those costs, not yet a measured crossover.
 GPU_MIN_PIXELS = 1 << 20
 
 
