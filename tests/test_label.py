@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import ndimage
 
 import concomp
@@ -254,3 +256,48 @@ def test_gpu_large_random_masks_match_scipy():
             want, m = label_reference(image, connectivity)
             assert n == m
             np.testing.assert_array_equal(got.get(), want)
+
+
+def _symmetric_structures(ndim: int, count: int, seed: int):
+    """Symmetric ``3 x ... x 3`` structures: every one in 2-D, a random sample in 3-D."""
+    half = (3**ndim - 1) // 2
+    rng = np.random.default_rng(seed)
+    picks = range(2**half) if 2**half <= count else rng.integers(0, 2**half, count)
+    for bits in picks:
+        flat = np.zeros(3**ndim, dtype=bool)
+        flat[:half] = [(int(bits) >> b) & 1 for b in range(half)]
+        yield flat.reshape((3,) * ndim) | flat[::-1].reshape((3,) * ndim)
+
+
+@pytest.mark.parametrize("shape", [(23, 29), (5, 7, 9)])
+def test_every_neighbourhood_shape_matches_scipy(device, shape):
+    image = random_mask(shape, 0.45, seed=13)
+    for s in _symmetric_structures(len(shape), 40, seed=14):
+        got, n = concomp.label(
+            _to_engine(image, device), structure=s, return_num=True, device=device
+        )
+        want, m = ndimage.label(image, s)
+        assert n == m, s.astype(int).tolist()
+        np.testing.assert_array_equal(_host(got), want)
+
+
+@given(
+    st.lists(st.integers(1, 9), min_size=1, max_size=3).flatmap(
+        lambda shape: st.tuples(
+            st.just(tuple(shape)),
+            st.integers(1, len(shape)),
+            st.lists(st.integers(0, 2), min_size=int(np.prod(shape)), max_size=int(np.prod(shape))),
+        )
+    )
+)
+@settings(max_examples=150, deadline=None)
+def test_property_small_images_match_the_reference(case):
+    shape, connectivity, values = case
+    image = np.array(values, dtype=np.uint8).reshape(shape)
+    for multilabel in (False, True):
+        got, n = concomp.label(
+            image, connectivity, multilabel=multilabel, return_num=True, device="cpu"
+        )
+        want, m = label_reference(image, connectivity, multilabel=multilabel)
+        assert n == m
+        np.testing.assert_array_equal(got, want)

@@ -56,9 +56,10 @@ def _unite(parent, a, b):
 
 
 @nb.njit(cache=True)
-def _find_runs(img, ib, width, bg, multilabel, along, rs, re, at):
+def _find_runs(img, ib, width, bg, multilabel, along, rs, re, at, cnt, cb):
     """Append the runs of the row starting at ``img[ib]`` to ``rs``/``re`` (start, end)
     from ``at``; return the new end. ``along``: pixels join their left neighbour.
+    ``cnt[cb + x]`` becomes the number of the row's runs that start at or before ``x``.
 
     Without branches on the pixels: each pixel's start and end are stored
     unconditionally and the write positions advance by 0 or 1, which is several times
@@ -75,6 +76,7 @@ def _find_runs(img, ib, width, bg, multilabel, along, rs, re, at):
         joined = along & fg & prev_fg & ((v == prev) | (not multilabel))
         rs[ns] = x
         ns += fg & (not joined)
+        cnt[cb + x] = ns - at
         re[ne] = x
         ne += prev_fg & (not joined)
         prev_fg = fg
@@ -129,16 +131,40 @@ def _link_row(img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, ke, parent, multila
 
 
 @nb.njit(cache=True)
+def _link_counted(img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, cnt, qc, width, parent, ml):
+    """:func:`_link_row` with the earlier row's run counts ``cnt[qc + x]`` at hand: the runs
+    a run touches are one contiguous range of that row's runs, read off the counts at
+    the two ends of its reach, with no search."""
+    for i in range(lo, hi):
+        a = np.int64(rs[i]) + dlo
+        b = np.int64(re[i]) - 1 + dhi
+        if a >= width or b < 0:
+            continue
+        a = max(a, 0)
+        b = min(b, width - 1)
+        upto_a = np.int64(cnt[qc + a])
+        # the last run starting at or before a touches the reach if it ends after a
+        t0 = ks + upto_a - ((upto_a > 0) & (re[max(ks + upto_a - 1, ks)] > a))
+        for t in range(t0, ks + np.int64(cnt[qc + b])):
+            if not ml or img[jb + rs[t]] == img[ib + rs[i]]:
+                _adopt(parent, rl, i, t)
+
+
+@nb.njit(cache=True)
 def _scan_slab(img, shape, rows, s, groups, bg, ml, along, rs, re, rl, first, last, parent, base):
     """Runs and provisional labels of slab ``s`` (rows ``rows[s] .. rows[s+1]``); returns
     how many labels it used from ``base``."""
     width = shape[shape.shape[0] - 1]
     per_slice = rows[-1] // shape[0]
+    # run counts of the last `ring` rows: every earlier row of the neighbourhood is
+    # fewer than per_slice * ndim rows back
+    ring = per_slice * shape.shape[0] + 1
+    cnt = np.empty(ring * width, dtype=rs.dtype)
     nxt = base
     hi = rows[s] * width  # the slab's runs are stored one after another from here
     for r in range(rows[s], rows[s + 1]):
         lo = hi
-        hi = _find_runs(img, r * width, width, bg, ml, along, rs, re, lo)
+        hi = _find_runs(img, r * width, width, bg, ml, along, rs, re, lo, cnt, (r % ring) * width)
         first[r] = lo
         last[r] = hi
         for i in range(lo, hi):
@@ -149,9 +175,9 @@ def _scan_slab(img, shape, rows, s, groups, bg, ml, along, rs, re, rl, first, la
             q = _neighbour_row(r, shape, groups[g, : shape.shape[0] - 1])
             if q < 0:
                 continue
-            _link_row(
+            _link_counted(
                 img, r * width, q * width, lo, hi, groups[g, -2], groups[g, -1],
-                rs, re, rl, first[q], last[q], parent, ml,
+                rs, re, rl, first[q], cnt, (q % ring) * width, width, parent, ml,
             )  # fmt: skip
         for i in range(lo, hi):
             # a run that touched nothing takes the next label, without a jump: parent[nxt]
@@ -278,7 +304,7 @@ def label_image(
     # a slab holds at most as many runs as pixels; the run arrays are reserved at that
     # size, each slab's part filled from its start, so only pages holding runs are touched
     # positions within a row: 16 bits where the rows allow (fewer pages to touch)
-    ptype = np.uint16 if width <= np.iinfo(np.uint16).max else ltype
+    ptype = np.uint16 if width < np.iinfo(np.uint16).max else ltype
     rs = np.empty(image.size, dtype=ptype)
     re = np.empty(image.size, dtype=ptype)
     rl = np.empty(image.size, dtype=ltype)
