@@ -5,9 +5,10 @@ No edge list is built. A *row* is a line of pixels along the last axis; each row
 is cut into *runs*, maximal stretches of foreground pixels joined along the row
 (of one value, with ``multilabel``). Runs, not pixels, carry the provisional
 labels: a run unites with the runs it touches in the earlier rows of its
-neighbourhood (found by walking two sorted run lists side by side), so the work
-per pixel is one read and one comparison, and on noisy masks, where a jump per
-pixel per neighbour would mispredict half the time, that matters most.
+neighbourhood, a contiguous range of each such row's runs read off that row's
+per-pixel run counts. The scan of a row is written without jumps on the pixel
+values, which matters most on noisy masks, where a jump per pixel would
+mispredict about half the time.
 
 The image is cut into slabs of whole slices of axis 0, scanned in parallel
 (``prange``); slab ``s`` numbers its labels from its own base, so the slabs
