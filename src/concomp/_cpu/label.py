@@ -236,16 +236,26 @@ def _merge_and_number(img, shape, rows, groups, ml, rs, re, rl, first, last, par
 @nb.njit(cache=True, parallel=True)
 def _write_labels(out, width, rows, rs, re, rl, first, last, parent):
     for i in nb.prange(rows.shape[0] - 1):
-        # A run adds its number at its start and takes it off at its end; the running
-        # sum along the row is then each pixel's number (0 between runs), written without
-        # a loop per run whose exit would mispredict on short runs.
         step = np.zeros(width + 1, dtype=np.int64)
         for r in range(rows[i], rows[i + 1]):
+            ob = r * width
+            if 16 * (last[r] - first[r]) <= width:
+                # few long runs: fill each (the fills are long enough to vectorise)
+                x = 0
+                for k in range(first[r], last[r]):
+                    number = parent[rl[k]]
+                    out[ob + x : ob + rs[k]] = 0
+                    out[ob + rs[k] : ob + re[k]] = number
+                    x = re[k]
+                out[ob + x : ob + width] = 0
+                continue
+            # Many short runs: a run adds its number at its start and takes it off at its
+            # end; the running sum along the row is each pixel's number (0 between runs),
+            # written without a loop per run whose exit would mispredict on short runs.
             for k in range(first[r], last[r]):
                 number = np.int64(parent[rl[k]])
                 step[rs[k]] += number
                 step[re[k]] -= number
-            ob = r * width
             total = np.int64(0)
             for x in range(width):
                 total += step[x]

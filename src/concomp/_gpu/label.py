@@ -93,10 +93,11 @@ def label_image(
     n = int(vol.size)
     itype = np.dtype(np.int32) if n < 2**31 - 1 else np.dtype(np.int64)
     i = "int" if itype == np.int32 else "long long"
-    check_device_fits(lambda: f"labels of a {image.shape} image", 2 * n * itype.itemsize)
+    need = 3 * n * itype.itemsize  # parent, flags, ranks
+    check_device_fits(lambda: f"labels of a {image.shape} image", need)
     bg = vol.dtype.type(background)
     d, h, w = (itype.type(s) for s in vol.shape)
-    with out_of_memory_guard(f"labels of a {image.shape} image", 2 * n * itype.itemsize):
+    with out_of_memory_guard(f"labels of a {image.shape} image", need):
         parent = cp.empty(n, dtype=itype)
         flags = cp.empty(n, dtype=itype)
         offsets_dev = cp.asarray(offs.reshape(-1))
@@ -108,8 +109,9 @@ def label_image(
             (vol, parent, d, h, w, offsets_dev, np.int32(offs.shape[0]), bg),
         )
         _launch(f"label_compress<{i}>", n, (parent, flags, itype.type(n)))
-        cp.cumsum(flags, out=flags)
-        count = int(flags[-1])
+        ranks = cp.cumsum(flags, dtype=itype)  # dtype named: a cumsum of int32 is int64
+        del flags
+        count = int(ranks[-1])
         result = _output(cp, image.shape, count, out)
         target = result if result.dtype.name in CTYPES and result.dtype != np.bool_ else None
         if target is None:
@@ -117,7 +119,7 @@ def label_image(
         _launch(
             f"label_write<{i}, {CTYPES[target.dtype.name]}>",
             n,
-            (parent, flags, target, itype.type(n)),
+            (parent, ranks, target, itype.type(n)),
         )
         if target is not result:
             result[...] = target
