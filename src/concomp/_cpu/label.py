@@ -268,7 +268,7 @@ def _slabs(shape: tuple[int, ...], threads: int) -> np.ndarray:
     """Row numbers where the slabs start (and the end): whole slices of axis 0, a few
     slabs per thread so that an uneven slab does not hold the others up."""
     per_slice = int(np.prod(shape[1:-1], dtype=np.int64))
-    pieces = max(1, min(shape[0], 4 * threads if threads > 1 else 1))
+    pieces = max(1, min(shape[0], 8 * threads if threads > 1 else 1))
     cuts = np.linspace(0, shape[0], pieces + 1).astype(np.int64)
     return np.unique(cuts) * per_slice
 
@@ -327,21 +327,33 @@ def label_image(
     flat = image.reshape(-1)
     bg = flat.dtype.type(background)
     ml = bool(multilabel)
-    _scan_slabs(flat, shape, rows, groups, bg, ml, along, rs, re, rl, first, last, parent, used)
+    # slabs handed out one at a time: a thread that the OS holds back on a busy machine
+    # leaves its slabs to the others instead of holding up the whole pass
+    chunk = nb.set_parallel_chunksize(1)
+    try:
+        _scan_slabs(flat, shape, rows, groups, bg, ml, along, rs, re, rl, first, last, parent, used)
+        count, result = _numbered(
+            flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used, out, image.shape
+        )
+        _write_labels(result.reshape(-1), width, rows, rs, re, rl, first, last, parent)
+    finally:
+        nb.set_parallel_chunksize(chunk)
+    return count, result
+
+
+def _numbered(flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used, out, dims):
+    """Merge the slabs and number the labels; ``(count, the array to write them into)``."""
     count = int(
         _merge_and_number(flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used)
     )
     if isinstance(out, np.ndarray):
         if not output_dtype_fits(count, out.dtype):
             raise OverflowError(f"{count} labels do not fit in the output's dtype {out.dtype}")
-        result = out
-    else:
-        dtype = label_dtype(count) if out is None else np.dtype(out)  # type: ignore[call-overload]
-        if not output_dtype_fits(count, dtype):
-            raise OverflowError(f"{count} labels do not fit in the dtype {dtype}")
-        result = np.empty(image.shape, dtype=dtype)
-    _write_labels(result.reshape(-1), width, rows, rs, re, rl, first, last, parent)
-    return count, result
+        return count, out
+    dtype = label_dtype(count) if out is None else np.dtype(out)
+    if not output_dtype_fits(count, dtype):
+        raise OverflowError(f"{count} labels do not fit in the dtype {dtype}")
+    return count, np.empty(dims, dtype=dtype)
 
 
 @nb.njit(cache=True)
