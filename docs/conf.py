@@ -76,6 +76,9 @@ API_MODULES = {
     "concomp.generators": "concomp.generators: graph generators",
     "concomp.nx": "concomp.nx: NetworkX backend",
     "concomp.dask": "concomp.dask: Dask clusters",
+    "concomp.image": "concomp.image: labelling images and volumes",
+    "concomp.ndimage": "concomp.ndimage: drop-in for scipy.ndimage.label",
+    "concomp.measure": "concomp.measure: drop-in for skimage.measure.label",
     "concomp.errors": "concomp.errors: exceptions",
     "concomp.testing": "concomp.testing: oracles and the graph zoo",
 }

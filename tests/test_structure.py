@@ -37,6 +37,9 @@ PUBLIC = (
     "concomp.testing",
     "concomp.dask",
     "concomp.nx",
+    "concomp.image",
+    "concomp.ndimage",
+    "concomp.measure",
 )
 
 

@@ -23,6 +23,11 @@ stream_components
     GPU in pinned double-buffered chunks, or on the CPU.
 minimum_spanning_forest, MinimumSpanningForest
     Minimum (or maximum) spanning forests: Boruvka, Prim, Kruskal on CPU and GPU.
+label, label_stats, LabelStats
+    Connected-component labelling of images and volumes (2-D, 3-D, N-D), and the
+    regions' sizes, bounding boxes and centroids.
+ndimage, measure
+    Drop-in ``label`` functions for ``scipy.ndimage`` and ``skimage.measure``.
 read_graph, write_graph
     Graph files: SNAP, CSV, Matrix Market, DIMACS, PACE, METIS, npz, Parquet.
 generators
@@ -58,12 +63,14 @@ from .errors import (
     EngineCapabilityError,
     GraphFormatError,
     InvalidGraphError,
+    InvalidImageError,
     InvalidOptionsError,
     InvalidStateError,
     InvalidVariantError,
 )
 from .forest import SpanningForest, spanning_forest
 from .graph import Graph
+from .image import LabelStats, label, label_stats
 from .incremental import IncrementalConnectivity
 from .io import read_graph, write_graph
 from .membership import components, components_frame, membership_matrix
@@ -98,6 +105,9 @@ __all__ = [
     "minimum_spanning_forest",
     "MinimumSpanningForest",
     "stream_components",
+    "label",
+    "label_stats",
+    "LabelStats",
     "read_graph",
     "write_graph",
     "generators",
@@ -115,6 +125,7 @@ __all__ = [
     "InvalidOptionsError",
     "EngineCapabilityError",
     "InvalidStateError",
+    "InvalidImageError",
     "warmup",
     "__version__",
 ]

@@ -47,6 +47,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "default_variant",
     ),
     "scc": ("strong_component_labels", "scc_labels", "scc_algorithm"),
+    "label": ("label_image", "region_stats"),
 }
 
 #: Strongly connected component algorithms each engine implements (``algorithm=`` of
@@ -153,6 +154,23 @@ def scc_labels(graph: Graph, algorithm: str, options: Options) -> Any:
 
 def scc_algorithm(graph: Graph, options: Options) -> str:
     """The strongly connected component algorithm ``algorithm="auto"`` runs on ``graph``."""
+    raise NotImplementedError
+
+
+# --------------------------------------------------------------------------- label
+def label_image(
+    image: Any, offsets: Any, background: Any, multilabel: bool, out: Any, options: Options
+) -> tuple[int, Any]:
+    """``(count, labels)`` of a C-contiguous image of 2 or more dimensions on the engine's
+    device, under the earlier-neighbour ``offsets`` (NumPy ``(k, ndim)``, see
+    :mod:`concomp._shared.grid`): background 0, regions ``1 .. count`` in raster order of
+    first appearance. ``out``: None (smallest unsigned dtype), a dtype, or an array to
+    fill; :class:`OverflowError` where the count does not fit it."""
+    raise NotImplementedError
+
+
+def region_stats(labels: Any, count: int) -> tuple[Any, Any, Any, Any]:
+    """``(sizes, starts, stops, coordinate sums)`` of labels ``1 .. count`` in one pass."""
     raise NotImplementedError
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "InvalidOptionsError",
     "EngineCapabilityError",
     "InvalidStateError",
+    "InvalidImageError",
 ]
 
 
@@ -56,3 +57,8 @@ class EngineCapabilityError(ConcompError, NotImplementedError):
 class InvalidStateError(ConcompError, ValueError):
     """A saved state file (``IncrementalConnectivity.save``) is unreadable or inconsistent;
     the message names the file and the field."""
+
+
+class InvalidImageError(ConcompError, ValueError):
+    """An image or volume to label (its dtype, shape, connectivity, structuring element,
+    background or output) is not valid."""
