@@ -408,3 +408,26 @@ def test_the_harness_seam_runs_ecl_scc_for_the_scc_problem(tmp_path):
     timing, result = found["ecl-scc"]
     assert result == {"components": 5}
     assert timing["times_ms"] == [2.0, 2.0, 2.0] and timing["clock"] == "peer's own timer"
+
+
+def test_the_scc_seam_gives_ecl_scc_the_simple_graph_of_a_directed_csr(tmp_path):
+    """Directed corpus graphs keep self loops and repeated arcs; ECL-SCC gets the simple
+    graph (same strongly connected components) in its own format only."""
+    from concomp.bench.gpu_peers import run_peers
+
+    bins = tmp_path / "bin"
+    bins.mkdir()
+    script = "#!/bin/sh\n[ -f \"$1\" ] || exit 7\necho 'compute time: 0.002000 s'\necho ''\n"
+    make_executable(bins / "ecl-scc", script + "echo 'number of SCCs: 2'\n")
+    # 0 -> 1 (twice), 1 -> 0, 1 -> 1 (loop), 2 -> 2 (loop); rows unsorted
+    indptr, indices = np.array([0, 2, 4, 5]), np.array([1, 1, 1, 0, 2])
+    found = run_peers("scc", bins, tmp_path / "work", indptr, indices, 3, None, 3)
+    assert found["ecl-scc"][1] == {"components": 2}
+    egr = np.fromfile(tmp_path / "work" / "graph.egr", "<i4")
+    assert egr.tolist() == [3, 2, 0, 1, 2, 2, 1, 0]  # n, m, indptr, indices
+    assert not (tmp_path / "work" / "graph.mtx").exists()
+
+
+def test_simple_csr_sorts_rows_and_drops_loops_and_repeats():
+    ptr, idx = peers.simple_csr(np.array([0, 3, 3, 6]), np.array([2, 2, 0, 2, 1, 0]))
+    assert ptr.tolist() == [0, 1, 1, 3] and idx.tolist() == [2, 0, 1]

@@ -65,7 +65,13 @@ def run_peers(
     if not names or problem not in _RUNNERS:
         return {}
     work.mkdir(parents=True, exist_ok=True)
-    files = peers.write_inputs(indptr, indices, num_nodes, weights, work)
+    if problem == "scc":
+        # directed graphs keep their self loops and repeated arcs; ECL-SCC's input is
+        # the simple graph, whose strongly connected components are the same
+        indptr, indices = peers.simple_csr(indptr, indices)
+        files = peers.write_inputs(indptr, indices, num_nodes, None, work, formats=("ecl",))
+    else:
+        files = peers.write_inputs(indptr, indices, num_nodes, weights, work)
     run = getattr(peers, _RUNNERS[problem])
     out = {}
     for name in names:

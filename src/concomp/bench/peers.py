@@ -53,6 +53,7 @@ __all__ = [
     "run_msf",
     "run_scc",
     "write_inputs",
+    "simple_csr",
 ]
 
 #: Seconds one peer process may run before it is stopped.
@@ -159,6 +160,27 @@ def _check_csr(
                 f"packs them into unsigned keys); got {got}"
             )
     return n, ptr, idx, rows, w
+
+
+def simple_csr(indptr: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The CSR with every row sorted, duplicate entries and self loops removed (what
+    :func:`write_inputs` requires; reachability, so the strongly connected components
+    of a directed CSR, is unchanged).
+
+    Examples
+    --------
+    >>> ptr, idx = simple_csr(np.array([0, 3, 4, 4]), np.array([2, 0, 2, 1]))
+    >>> ptr.tolist(), idx.tolist()
+    ([0, 1, 1, 1], [2])
+    """
+    ptr, idx = np.asarray(indptr, np.int64), np.asarray(indices, np.int64)
+    n = ptr.size - 1
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    keys = np.unique(rows[rows != idx] * max(n, 1) + idx[rows != idx])
+    rows, cols = keys // max(n, 1), keys % max(n, 1)
+    out = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=out[1:])
+    return out, cols
 
 
 def write_inputs(
