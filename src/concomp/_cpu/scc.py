@@ -1,5 +1,6 @@
-"""Strongly connected components on the CPU: iterative Tarjan DFS in numba, and
-trimming with min-label propagation (:mod:`concomp._cpu.scc_propagation`).
+"""Strongly connected components on the CPU: Tarjan's depth-first search in Pearce's
+space-efficient form (iterative, in numba), and trimming with min-label propagation
+(:mod:`concomp._cpu.scc_propagation`).
 
 :func:`scc_labels` returns root labels (each vertex's smallest strongly
 connected vertex) by either algorithm; :func:`strong_component_labels` serves
@@ -36,66 +37,76 @@ __all__ = ["scc_algorithm", "scc_labels", "strong_component_labels"]
 
 log = logging.getLogger("concomp")
 
-_UNSEEN = -1
-
 
 @nb.njit(cache=True)
-def _tarjan(indptr, indices, labels, order, low, frame_v, frame_pos, members):
-    """Fill ``labels`` with component numbers in completion order; return the count.
+def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack):
+    """Tarjan's search in Pearce's form; return the number of components.
 
-    ``order[v]`` is v's discovery time (-1 while unseen), ``low[v]`` its lowlink,
-    ``frame_v``/``frame_pos`` the explicit call stack (vertex, next CSR position
-    to scan, scanning downwards), ``members`` Tarjan's stack of vertices whose
-    component is still open. A vertex is on that stack exactly while it has a
-    discovery time and no label yet (``labels`` starts at -1).
+    ``rindex[v]`` (0 while unseen) is v's discovery index, lowered to the smallest
+    index v reaches while its component is open, and finally ``n - 1 - k`` for the
+    ``k``-th component completed: completed components count down from ``n - 1``, above
+    every open index, so they never lower an open vertex. One array per vertex besides
+    the explicit call stack (``frame_*``: vertex, next CSR position + 1 to look at,
+    scanning downwards, and whether its index was never lowered) and Pearce's stack of
+    vertices whose component is still open.
     """
     n = indptr.shape[0] - 1
-    clock = 0
-    count = 0
+    index = 1
+    c = n - 1
     top = 0
     for start in range(n):
-        if order[start] != _UNSEEN:
+        if rindex[start] != 0:
             continue
-        order[start] = clock
-        low[start] = clock
-        clock += 1
-        members[top] = start
-        top += 1
+        rindex[start] = index
+        index += 1
         frame_v[0] = start
         frame_pos[0] = indptr[start + 1]
+        frame_root[0] = 1
         depth = 1
         while depth > 0:
-            v = frame_v[depth - 1]
-            pos = frame_pos[depth - 1]
-            if pos > indptr[v]:
-                pos -= 1
-                frame_pos[depth - 1] = pos
-                w = indices[pos]
-                if order[w] == _UNSEEN:
-                    order[w] = clock
-                    low[w] = clock
-                    clock += 1
-                    members[top] = w
-                    top += 1
+            d = depth - 1
+            v = frame_v[d]
+            pos = frame_pos[d]
+            lo = indptr[v]
+            rv = rindex[v]
+            descended = False
+            while pos > lo:
+                w = indices[pos - 1]
+                rw = rindex[w]
+                if rw == 0:
+                    # descend; entry pos - 1 is looked at again on the way back up,
+                    # when w's final index can lower v's
+                    frame_pos[d] = pos
+                    rindex[v] = rv
+                    rindex[w] = index
+                    index += 1
                     frame_v[depth] = w
                     frame_pos[depth] = indptr[w + 1]
+                    frame_root[depth] = 1
                     depth += 1
-                elif labels[w] < 0 and order[w] < low[v]:
-                    low[v] = order[w]
+                    descended = True
+                    break
+                if rw < rv:
+                    rv = rw
+                    frame_root[d] = 0
+                pos -= 1
+            if descended:
                 continue
+            rindex[v] = rv
             depth -= 1
-            if low[v] == order[v]:
-                while True:
+            if frame_root[d]:
+                # v completes its component: v and the open vertices found after it
+                index -= 1
+                while top > 0 and rv <= rindex[stack[top - 1]]:
                     top -= 1
-                    u = members[top]
-                    labels[u] = count
-                    if u == v:
-                        break
-                count += 1
-            if depth > 0:
-                parent = frame_v[depth - 1]
-                low[parent] = min(low[parent], low[v])
-    return count
+                    rindex[stack[top]] = c
+                    index -= 1
+                rindex[v] = c
+                c -= 1
+            else:
+                stack[top] = v
+                top += 1
+    return n - 1 - c
 
 
 def strong_component_labels(indptr: np.ndarray, indices: np.ndarray) -> tuple[int, np.ndarray]:
@@ -124,14 +135,14 @@ def strong_component_labels(indptr: np.ndarray, indices: np.ndarray) -> tuple[in
     dt = np.int32 if max(n, int(indices.shape[0])) < np.iinfo(np.int32).max else np.int64
     indptr = np.ascontiguousarray(indptr, dtype=dt)
     indices = np.ascontiguousarray(indices, dtype=dt)
-    labels = np.full(n, -1, dtype=np.int32 if n <= np.iinfo(np.int32).max else np.int64)
-    order = np.full(n, _UNSEEN, dtype=dt)
-    low = np.empty(n, dtype=dt)
+    rindex = np.zeros(n, dtype=dt)
     frame_v = np.empty(n, dtype=dt)
     frame_pos = np.empty(n, dtype=dt)
-    members = np.empty(n, dtype=dt)
-    count = _tarjan(indptr, indices, labels, order, low, frame_v, frame_pos, members)
-    return int(count), labels
+    frame_root = np.empty(n, dtype=np.int8)
+    stack = np.empty(n, dtype=dt)
+    count = _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack)
+    labels = (n - 1) - rindex  # the k-th completed component holds n - 1 - k
+    return int(count), labels.astype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
 
 
 @nb.njit(cache=True)
