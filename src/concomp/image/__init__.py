@@ -23,6 +23,9 @@ from ._stats import LabelStats
 
 __all__ = ["GPU_MIN_PIXELS", "LabelStats", "label", "label_stats"]
 
+# the class's public home: documentation pages (and pickles) name it concomp.image.LabelStats
+LabelStats.__module__ = __name__
+
 #: Below this many pixels a host image stays on the CPU under ``device="auto"``: copying it
 #: to the GPU and the labels back, plus a handful of launches, would cost about what the CPU
 #: labeller needs. A first estimate from those costs, not yet a measured crossover.

@@ -14,7 +14,7 @@ __all__ = ["LabelStats"]
 
 @dataclass(frozen=True)
 class LabelStats:
-    """Statistics of labels ``1 .. N``; row ``k`` describes label ``k + 1``.
+    """Statistics of labels 1 to N: row ``k`` describes label ``k + 1``.
 
     Attributes
     ----------
