@@ -91,12 +91,12 @@ def renumber_strings(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray, np.nda
     k = int(codes.max()) + 1
     first = _first_positions(codes, k)
     distinct = _take_first(chunks, first, pa)
-    if not _verified(bufs, codes, distinct):
-        return None  # two strings share a hash: exactness first
     order = np.asarray(pc.sort_indices(distinct))
     rank = np.empty(k, dtype=np.int32 if k <= np.iinfo(np.int32).max else np.int64)
     rank[order] = np.arange(k, dtype=rank.dtype)
-    out = rank[codes]
+    out = _verified_codes(bufs, codes, distinct, rank)
+    if out is None:
+        return None  # two strings share a hash: exactness first
     node_ids = distinct.take(pa.array(order)).to_numpy(zero_copy_only=False)
     return out[:m], out[m:], np.asarray(node_ids, dtype=object)
 
@@ -114,24 +114,29 @@ def _take_first(chunks: list[Any], first: np.ndarray, pa: Any) -> Any:
     return pa.concat_arrays(parts)
 
 
-def _verified(bufs: list[tuple[np.ndarray, np.ndarray]], codes: np.ndarray, distinct: Any) -> bool:
-    """Whether every string equals the first string of its code, byte for byte."""
+def _verified_codes(
+    bufs: list[tuple[np.ndarray, np.ndarray]], codes: np.ndarray, distinct: Any, rank: np.ndarray
+) -> np.ndarray | None:
+    """``rank[codes]`` once every string equals the first string of its code byte for
+    byte, else None."""
     d_off, d_data = _buffers(distinct)
     lengths = np.diff(d_off)
-    words = (int(lengths.max()) + 7) // 8 if lengths.size else 0
-    rows = _rows(d_off, d_data, words) if words <= _MAX_WORDS else None
+    width = (int(lengths.max()) + 7) // 8 if lengths.size else 0
+    out = np.empty(codes.shape[0], dtype=rank.dtype)
+    rows = _rows(d_off, d_data, width) if width <= _MAX_WORDS else None
     at = 0
     for offsets, data in bufs:
         n = offsets.shape[0] - 1
         part = codes[at : at + n]
         if rows is not None:
-            same = _same_as_rows(offsets, data, part, rows, words)
+            same = _same_as_rows(offsets, data, part, rows, width, rank, out[at : at + n])
         else:
             same = _same_strings(offsets, data, part, d_off, d_data)
+            out[at : at + n] = rank[part]
         if not same:
-            return False
+            return None
         at += n
-    return True
+    return out
 
 
 #: Distinct strings of at most this many 8-byte words are checked against fixed-width
@@ -152,16 +157,50 @@ def _buffers(chunk: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _hash_strings(offsets: np.ndarray, data: np.ndarray, out: np.ndarray) -> None:
-    _hash_kernel(offsets, data, out)
+    _hash_kernel(offsets, data, _words_of(data), out)
+
+
+@nb.njit(cache=True)
+def _words_of(data: np.ndarray) -> np.ndarray:
+    """The whole 8-byte words of ``data`` (Arrow buffers are 64-byte aligned)."""
+    return data[: data.shape[0] // 8 * 8].view(np.uint64)
+
+
+@nb.njit(cache=True, inline="always")
+def _word(data: np.ndarray, words: np.ndarray, a: int, w: int, length: int) -> np.uint64:
+    """Bytes ``8w .. 8w+7`` of the string of ``length`` bytes at ``a`` as one
+    little-endian word, zero past its end (two aligned loads, bytes at the buffer's
+    end)."""
+    start = a + 8 * w
+    rest = min(length - 8 * w, 8)
+    q = start >> 3
+    if q + 1 < words.shape[0]:
+        shift = np.uint64((start & 7) * 8)
+        v = words[q] >> shift
+        if shift != 0:
+            v |= words[q + 1] << (np.uint64(64) - shift)
+    else:
+        v = np.uint64(0)
+        for j in range(rest):
+            v |= np.uint64(data[start + j]) << np.uint64(8 * j)
+    if rest < 8:
+        v &= (np.uint64(1) << np.uint64(8 * rest)) - np.uint64(1)
+    return v
 
 
 @nb.njit(cache=True, parallel=True)
-def _hash_kernel_(offsets: np.ndarray, data: np.ndarray, out: np.ndarray) -> None:
-    # FNV-1a over the bytes, then the splitmix64 finaliser to spread the bits
+def _hash_kernel_(
+    offsets: np.ndarray, data: np.ndarray, words: np.ndarray, out: np.ndarray
+) -> None:
+    # a multiply-xorshift step per 8 bytes, seeded with the length, then the
+    # splitmix64 finaliser to spread the bits
     for i in nb.prange(out.shape[0]):
-        h = np.uint64(0xCBF29CE484222325)
-        for j in range(offsets[i], offsets[i + 1]):
-            h = (h ^ np.uint64(data[j])) * np.uint64(0x100000001B3)
+        a = offsets[i]
+        length = offsets[i + 1] - a
+        h = np.uint64(length) * np.uint64(0x9E3779B97F4A7C15)
+        for w in range((length + 7) >> 3):
+            h = (h ^ _word(data, words, a, w, length)) * np.uint64(0xFF51AFD7ED558CCD)
+            h ^= h >> np.uint64(29)
         h ^= h >> np.uint64(30)
         h *= np.uint64(0xBF58476D1CE4E5B9)
         h ^= h >> np.uint64(27)
@@ -228,14 +267,21 @@ def _rows(d_off: np.ndarray, d_data: np.ndarray, words: int) -> np.ndarray:
 
 @nb.njit(cache=True, parallel=True)
 def _same_as_rows_(
-    offsets: np.ndarray, data: np.ndarray, codes: np.ndarray, rows: np.ndarray, words: int
+    offsets: np.ndarray,
+    data: np.ndarray,
+    codes: np.ndarray,
+    rows: np.ndarray,
+    width: int,
+    rank: np.ndarray,
+    out: np.ndarray,
 ) -> bool:
     # Blocks: first gather the rows of a block's codes (independent loads, many in
-    # flight), then compare them with the block's strings read 8 bytes at a time.
+    # flight), then compare them with the block's strings 8 bytes at a time; each
+    # code's rank goes to ``out`` on the way.
     n = codes.shape[0]
-    w1 = words + 1
+    w1 = width + 1
     block = 2048
-    packed = data[: data.shape[0] // 8 * 8].view(np.uint64)
+    words = _words_of(data)
     bad = 0
     for b in nb.prange((n + block - 1) // block):
         lo = b * block
@@ -243,9 +289,9 @@ def _same_as_rows_(
         buf = np.empty((hi - lo) * w1, dtype=np.uint64)
         for i in range(lo, hi):
             c = codes[i]
+            out[i] = rank[c]
             for w in range(w1):
                 buf[(i - lo) * w1 + w] = rows[c * w1 + w]
-        raw = buf.view(np.uint8)
         for i in range(lo, hi):
             a = offsets[i]
             length = offsets[i + 1] - a
@@ -253,25 +299,10 @@ def _same_as_rows_(
             if buf[r] != length:
                 bad += 1
                 continue
-            nw = (length + 7) >> 3
-            q = a >> 3
-            if q + nw + 1 <= packed.shape[0]:
-                shift = np.uint64((a & 7) * 8)
-                for w in range(nw):
-                    v = packed[q + w] >> shift
-                    if shift != 0:
-                        v |= packed[q + w + 1] << (np.uint64(64) - shift)
-                    rest = length - 8 * w
-                    if rest < 8:
-                        v &= (np.uint64(1) << np.uint64(8 * rest)) - np.uint64(1)
-                    if v != buf[r + 1 + w]:
-                        bad += 1
-                        break
-            else:  # the last bytes of the buffer: no whole word past them
-                for j in range(length):
-                    if data[a + j] != raw[r * 8 + 8 + j]:
-                        bad += 1
-                        break
+            for w in range((length + 7) >> 3):
+                if _word(data, words, a, w, length) != buf[r + 1 + w]:
+                    bad += 1
+                    break
     return bad == 0
 
 
