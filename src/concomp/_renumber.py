@@ -16,8 +16,11 @@ Renumbered vertices are the distinct ids in ascending order (``node_ids``), so v
 ``i`` is ``node_ids[i]`` and canonical labels number the components by their smallest
 original id. Ids that cannot be ordered (mixed Python types) keep their order of first
 appearance instead. Host data use :func:`pandas.factorize` (a hash pass) where pandas
-is installed, else :func:`numpy.unique`; CuPy data stay on the device (sort, unique,
-binary search).
+is installed, else :func:`numpy.unique`; strings that pyarrow can hold take
+:mod:`concomp._strings` first (the same numbering from the Arrow buffers, with no
+Python object per id), and frame columns or pyarrow arrays already in Arrow reach it
+through :func:`renumber_string_columns` without a conversion. CuPy data stay on the
+device (sort, unique, binary search).
 """
 
 from __future__ import annotations

@@ -40,8 +40,12 @@ def arrow_strings(a: Any) -> Any:
         return None
     try:
         if not isinstance(a, (pa.Array, pa.ChunkedArray)):
-            if isinstance(a, np.ndarray) and a.dtype.kind not in "OUS":
-                return None
+            if isinstance(a, np.ndarray):
+                if a.dtype.kind not in "OUS":
+                    return None
+                # pyarrow cuts NumPy str and bytes items at their first NUL byte: read
+                # them as the Python objects the object path sees
+                a = a.astype(object)
             # pandas Series hand over their Arrow data (no copy for Arrow-backed columns)
             a = pa.array(a, from_pandas=True)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
