@@ -31,7 +31,6 @@ import numpy as np
 
 from ._arrays import get_xp, is_cupy_array
 from ._checks import MAX_NODES
-from ._strings import arrow_strings, renumber_strings
 from .errors import InvalidGraphError
 
 __all__ = [
@@ -92,7 +91,7 @@ def renumber_edges(
     if not numeric:
         name = "dst" if is_numeric_ids(src) else "src"
         _check_object_ids(name, _dtype_name(src, dst), renumber, num_nodes)
-        fast = _renumber_arrow(arrow_strings(src), arrow_strings(dst))
+        fast = _renumber_arrow(src, dst)
         if fast is not None:
             return fast
         return _renumber_host(
@@ -130,11 +129,13 @@ def renumber_string_columns(
     :func:`renumber_edges` with NumPy arrays (the same codes and ``node_ids``)."""
     if not all(_arrow_held(a) for a in (src, dst)) or len(src) != len(dst):
         return None
+    from ._strings import arrow_strings, renumber_strings  # numba loads on first use
+
     s, d = arrow_strings(src), arrow_strings(dst)
     if s is None or d is None:
         return None
     _check_object_ids("src", str(getattr(src, "dtype", None) or src.type), renumber, num_nodes)
-    return _renumber_arrow(s, d)
+    return renumber_strings(s, d)
 
 
 def positions(node_ids: Any, values: Any) -> Any:
@@ -195,11 +196,15 @@ def _check_object_ids(name: str, dtype: str, renumber: str | bool, num_nodes: in
 
 
 def _renumber_arrow(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Strings held in Arrow (:func:`concomp._strings.arrow_strings`) by the hash pass
-    over their buffers, or None (the object path then answers)."""
-    if src is None or dst is None:
+    """Host ids that pyarrow holds as strings, renumbered from the Arrow buffers
+    (:mod:`concomp._strings`), or None (the object path then answers)."""
+    from ._strings import arrow_strings, renumber_strings  # numba loads on first use
+
+    s = arrow_strings(src)
+    d = arrow_strings(dst) if s is not None else None
+    if s is None or d is None:
         return None
-    return renumber_strings(src, dst)
+    return renumber_strings(s, d)
 
 
 def _dtype_name(src: Any, dst: Any) -> str:
