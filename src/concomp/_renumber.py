@@ -16,8 +16,11 @@ Renumbered vertices are the distinct ids in ascending order (``node_ids``), so v
 ``i`` is ``node_ids[i]`` and canonical labels number the components by their smallest
 original id. Ids that cannot be ordered (mixed Python types) keep their order of first
 appearance instead. Host data use :func:`pandas.factorize` (a hash pass) where pandas
-is installed, else :func:`numpy.unique`; CuPy data stay on the device (sort, unique,
-binary search).
+is installed, else :func:`numpy.unique`; strings that pyarrow can hold take
+:mod:`concomp._strings` first (the same numbering from the Arrow buffers, with no
+Python object per id), and frame columns or pyarrow arrays already in Arrow reach it
+through :func:`renumber_string_columns` without a conversion. CuPy data stay on the
+device (sort, unique, binary search).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ __all__ = [
     "might_renumber",
     "positions",
     "renumber_edges",
+    "renumber_string_columns",
 ]
 
 #: ``renumber="auto"`` keeps integer ids whose span ``max id + 1`` is at most this
@@ -84,30 +88,23 @@ def renumber_edges(
     """
     _check_pair(src, dst)
     numeric = is_numeric_ids(src) and is_numeric_ids(dst)
-    if renumber is False and not numeric:
-        raise InvalidGraphError(
-            f"argument `{'dst' if is_numeric_ids(src) else 'src'}`: vertex ids must be integers "
-            f"with renumber=False, got dtype {_dtype_name(src, dst)}. Fix: pass renumber='auto' "
-            "or True to have them renumbered, or convert with .astype(numpy.int64)."
-        )
-    if renumber is False or (numeric and not all(a.dtype.kind in "iuf" for a in (src, dst))):
-        return None  # booleans, complex numbers, dates: the id checks name them
-    if num_nodes is not None and renumber == "auto" and numeric:
-        return None  # the caller declared the id space
-    if num_nodes is not None:
-        why = (
-            "renumber=True numbers the vertices by their distinct ids"
-            if numeric
-            else f"the vertex ids are not integers (dtype {_dtype_name(src, dst)}) and are "
-            "renumbered, so the count is the number of distinct ids"
-        )
-        raise InvalidGraphError(
-            f"argument `num_nodes`: {num_nodes} was given, but {why}. Fix: drop num_nodes"
-            + (", or pass renumber=False." if numeric else ", or pass integer ids.")
-        )
     if not numeric:
+        name = "dst" if is_numeric_ids(src) else "src"
+        _check_object_ids(name, _dtype_name(src, dst), renumber, num_nodes)
+        fast = _renumber_arrow(src, dst)
+        if fast is not None:
+            return fast
         return _renumber_host(
             np.asarray(src, dtype=object), np.asarray(dst, dtype=object), objects=True
+        )
+    if renumber is False or not all(a.dtype.kind in "iuf" for a in (src, dst)):
+        return None  # booleans, complex numbers, dates: the id checks name them
+    if num_nodes is not None and renumber == "auto":
+        return None  # the caller declared the id space
+    if num_nodes is not None:
+        raise InvalidGraphError(
+            f"argument `num_nodes`: {num_nodes} was given, but renumber=True numbers the "
+            "vertices by their distinct ids. Fix: drop num_nodes, or pass renumber=False."
         )
     src, dst = _common(_whole(src, "src"), _whole(dst, "dst"))
     if renumber == "auto":
@@ -121,6 +118,24 @@ def renumber_edges(
         if hi + 1 <= SPAN_RATIO * int(out[2].shape[0]):
             return None
     return out
+
+
+def renumber_string_columns(
+    src: Any, dst: Any, renumber: str | bool, num_nodes: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`renumber_edges` for string columns that hold their values in Arrow (pandas
+    Arrow-backed and categorical columns, pyarrow arrays), read without a round trip
+    through Python objects; None for any other column, where the caller takes
+    :func:`renumber_edges` with NumPy arrays (the same codes and ``node_ids``)."""
+    if not all(_arrow_held(a) for a in (src, dst)) or len(src) != len(dst):
+        return None
+    from ._strings import arrow_strings, renumber_strings  # numba loads on first use
+
+    s, d = arrow_strings(src), arrow_strings(dst)
+    if s is None or d is None:
+        return None
+    _check_object_ids("src", str(getattr(src, "dtype", None) or src.type), renumber, num_nodes)
+    return renumber_strings(s, d)
 
 
 def positions(node_ids: Any, values: Any) -> Any:
@@ -153,6 +168,43 @@ def _check_pair(src: Any, dst: Any) -> None:
             "arguments `src` and `dst` live on different devices (one NumPy, "
             "one CuPy). Fix: move both to the same device."
         )
+
+
+def _arrow_held(a: Any) -> bool:
+    """Whether ``a`` is a pyarrow array or a pandas column whose values are not a
+    NumPy array (Arrow-backed, categorical)."""
+    mod = type(a).__module__.split(".")[0]
+    if mod == "pyarrow":
+        return hasattr(a, "type")
+    return mod == "pandas" and hasattr(a, "dtype") and not isinstance(a.dtype, np.dtype)
+
+
+def _check_object_ids(name: str, dtype: str, renumber: str | bool, num_nodes: int | None) -> None:
+    """The errors for ids that are not numbers: they are always renumbered."""
+    if renumber is False:
+        raise InvalidGraphError(
+            f"argument `{name}`: vertex ids must be integers with renumber=False, got dtype "
+            f"{dtype}. Fix: pass renumber='auto' or True to have them renumbered, or convert "
+            "with .astype(numpy.int64)."
+        )
+    if num_nodes is not None:
+        raise InvalidGraphError(
+            f"argument `num_nodes`: {num_nodes} was given, but the vertex ids are not integers "
+            f"(dtype {dtype}) and are renumbered, so the count is the number of distinct ids. "
+            "Fix: drop num_nodes, or pass integer ids."
+        )
+
+
+def _renumber_arrow(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Host ids that pyarrow holds as strings, renumbered from the Arrow buffers
+    (:mod:`concomp._strings`), or None (the object path then answers)."""
+    from ._strings import arrow_strings, renumber_strings  # numba loads on first use
+
+    s = arrow_strings(src)
+    d = arrow_strings(dst) if s is not None else None
+    if s is None or d is None:
+        return None
+    return renumber_strings(s, d)
 
 
 def _dtype_name(src: Any, dst: Any) -> str:

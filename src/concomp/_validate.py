@@ -24,7 +24,7 @@ from ._checks import (
     _resolve_n,
     _torch_to_array,
 )
-from ._renumber import check_renumber, might_renumber, renumber_edges
+from ._renumber import check_renumber, might_renumber, renumber_edges, renumber_string_columns
 from .errors import InvalidGraphError
 from .graph import Graph
 
@@ -98,6 +98,9 @@ def coerce_graph(
         src, dst = graph[0], graph[1]
         if len(graph) == 3 and weights is None:
             weights = graph[2]
+        strings = _string_columns_graph(src, dst, num_nodes, weights, bool(directed), renumber)
+        if strings is not None:
+            return strings
         src, dst = _as_id_array(src, "src"), _as_id_array(dst, "dst")
         return edges_graph(src, dst, num_nodes, weights, bool(directed), renumber)
     arr = graph if is_cupy_array(graph) else _as_array(graph, "graph")
@@ -364,10 +367,26 @@ def _from_frame(
     s = _pick(cols, source, _SRC_NAMES, "source", 0)
     t = _pick(cols, target, _DST_NAMES, "target", 1)
     wcol = _pick(cols, weight, _W_NAMES, "weight", None)
-    src, dst = _column(df, s), _column(df, t)
     if weights is None and wcol is not None and with_weights:
         weights = _column(df, wcol)
-    return edges_graph(src, dst, num_nodes, weights, directed, renumber)
+    graph = _string_columns_graph(df[s], df[t], num_nodes, weights, directed, renumber)
+    if graph is not None:
+        return graph
+    return edges_graph(_column(df, s), _column(df, t), num_nodes, weights, directed, renumber)
+
+
+def _string_columns_graph(
+    src: Any, dst: Any, num_nodes: int | None, weights: Any, directed: bool, renumber: str | bool
+) -> Graph | None:
+    """String ids held in Arrow, renumbered from their buffers (no Python strings per
+    edge), or None for other columns."""
+    plan = renumber_string_columns(src, dst, renumber, num_nodes)
+    if plan is None:
+        return None
+    s, d, node_ids = plan
+    return Graph.from_edges(
+        s, d, int(node_ids.shape[0]), weights=weights, directed=directed, node_ids=node_ids
+    )
 
 
 def _integer_column(col: Any) -> bool:
