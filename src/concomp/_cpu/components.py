@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from .._shared.csr import expand_rows
 from ..graph import Graph
 from ..options import Options
 from ..variants import Finish, Layout, Sampling, Variant
@@ -107,7 +108,7 @@ def sampling_coverage(graph: Graph, variant: Variant, options: Options) -> dict[
         run.finish(k0, lmax)
         run.roots()
         t2 = time.perf_counter()
-    rows = np.repeat(np.arange(graph.num_nodes, dtype=np.int64), np.diff(indptr))
+    rows = expand_rows(indptr, indices.dtype)
     keep = rows != indices
     split = p[rows[keep]] != p[indices[keep]]
     return {

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arrays import get_xp
 from .._dispatch import driver
 from ..options import DEFAULTS
 from ..variants import Variant
@@ -53,7 +54,7 @@ def run_sampling(case: Case, s: Settings) -> Rows:
 def _batches(case: Case) -> dict[str, tuple[Any, Any]]:
     g = case.graph
     src, dst = g.coo()
-    xp = np if isinstance(src, np.ndarray) else _cupy()
+    xp = get_xp(src)
     upper = src < dst
     us, ud = src[upper], dst[upper]
     perm = xp.asarray(np.random.default_rng(20).permutation(int(src.shape[0])))
@@ -62,12 +63,6 @@ def _batches(case: Case) -> dict[str, tuple[Any, Any]]:
         "gconn": (xp.concatenate([us, ud]), xp.concatenate([ud, us])),
         "random": (src[perm], dst[perm]),
     }
-
-
-def _cupy() -> Any:
-    from .._gpu._compat import cupy_or_raise
-
-    return cupy_or_raise()
 
 
 def run_incremental_rules(case: Case, s: Settings) -> Rows:

@@ -13,10 +13,11 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["papers_section", "sampling_table", "incremental_rules_table"]
+__all__ = ["format_ms", "papers_section", "sampling_table", "incremental_rules_table"]
 
 
-def _ms(x: float | None) -> str:
+def format_ms(x: float | None) -> str:
+    """A median in ms as the rendered tables print it (three significant figures)."""
     if x is None:
         return "-"
     return f"{x:.3f}" if x < 1 else f"{x:.2f}" if x < 100 else f"{x:.0f}"
@@ -71,7 +72,7 @@ def _ranking_line(sweep: dict[str, dict[str, float]], entries: list[tuple], pape
         found = [(label, _best(times, s, f)) for label, s, f in entries]
         found = [(label, b[1]) for label, b in found if b]
         found.sort(key=lambda p: p[1])
-        parts.append(f"{graph}: " + " < ".join(f"{lab} {_ms(t)}" for lab, t in found))
+        parts.append(f"{graph}: " + " < ".join(f"{lab} {format_ms(t)}" for lab, t in found))
     return "; ".join(parts) + f". Paper: {paper}"
 
 
@@ -90,8 +91,8 @@ def papers_section(doc: dict[str, Any]) -> list[str]:
             cells = []
             for s in ("none", "kout", "koutr", "koutl", "hb", "bfs", "stages"):
                 b = _best(times, s)
-                cells.append(f"`{b[0]}` {_ms(b[1])}" if b else "-")
-            out.append(f"| {graph} | `{v}` | {_ms(t)} | " + " | ".join(cells) + " |")
+                cells.append(f"`{b[0]}` {format_ms(b[1])}" if b else "-")
+            out.append(f"| {graph} | `{v}` | {format_ms(t)} | " + " | ".join(cells) + " |")
         out.append("")
         out += _ratio_line(
             sweep, ("none", "rem_cas"), ("none", "async"),
@@ -196,9 +197,9 @@ def sampling_table(rows: list[dict[str, Any]]) -> list[str]:
         "|---|---|---:|---:|---:|---:|",
     ]
     for r in rows:
-        c = r["coverage"]
+        c, ms = r["coverage"], format_ms(r["timing"]["median_ms"])
         lines.append(
-            f"| {r['graph']} | {r['variant'].split('-')[0]} | {_ms(r['timing']['median_ms'])} "
+            f"| {r['graph']} | {r['variant'].split('-')[0]} | {ms} "
             f"| {c['coverage']:.3f} | {c['inter_component']:.4f} | {c['sample_share']:.2f} |"
         )
     return lines
@@ -215,5 +216,6 @@ def incremental_rules_table(rows: list[dict[str, Any]]) -> list[str]:
         "|---|---|" + "---:|" * len(orders),
     ]
     for (graph, rule), t in cells.items():
-        lines.append(f"| {graph} | `{rule}` | " + " | ".join(_ms(t.get(o)) for o in orders) + " |")
+        times = " | ".join(format_ms(t.get(o)) for o in orders)
+        lines.append(f"| {graph} | `{rule}` | {times} |")
     return lines

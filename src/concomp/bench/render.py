@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .papers import format_ms as _ms
 from .papers import papers_section
 from .results import SCHEMA, repository_root
 
@@ -39,12 +40,6 @@ def _label(r: dict[str, Any]) -> str:
     if r["mode"] in ("variant", "sampling", "insert"):
         return f"{r['variant']} {r.get('order', '')}".strip()
     return r["system"] if r["mode"] == "peer" else f"{r['system']} {r['mode']}"
-
-
-def _ms(x: float | None) -> str:
-    if x is None:
-        return "-"
-    return f"{x:.3f}" if x < 1 else f"{x:.2f}" if x < 100 else f"{x:.0f}"
 
 
 def _by_problem(doc: dict[str, Any]) -> dict[str, dict[str, dict[str, dict]]]:
