@@ -66,6 +66,21 @@ def test_stage_csr_reports_bad_columns():
     assert stage_csr(indptr, indices, 0, 3, *out) == (-4, 9)
 
 
+@pytest.mark.parametrize("at", [None, 0, (1 << 16) - 1, (1 << 16), (1 << 21) - 3])
+def test_check_indptr_on_long_row_pointers(at):
+    # longer than the parallel threshold: a drop anywhere, also across a block boundary
+    from concomp._checks import _PARALLEL_INDPTR, check_indptr
+
+    indptr = np.arange(max(_PARALLEL_INDPTR + 2, 1 << 21), dtype=np.int64)
+    if at is not None:
+        indptr[at + 1] = indptr[at] - 1
+        indptr[-1] = indptr.shape[0] - 1
+        with pytest.raises(InvalidGraphError, match="never decrease"):
+            check_indptr(indptr, int(indptr[-1]))
+    else:
+        check_indptr(indptr, int(indptr[-1]))
+
+
 def test_host_edges_reads_inputs_as_coerce_graph_does():
     src, dst = np.array([0, 2, 4]), np.array([1, 3, 5])
     pairs = np.stack([src, dst])

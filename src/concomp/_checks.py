@@ -367,14 +367,25 @@ def _device_csr_valid(indptr: Any, indices: Any, n: int) -> bool:
     return ids_ok and f["decreases"] == 0 and f["first"] == 0 and f["last"] == indices.shape[0]
 
 
+#: Row pointers longer than this are checked on all cores (numba loads on first use).
+_PARALLEL_INDPTR = 1 << 20
+
+
+def _decreases(xp: Any, indptr: Any) -> bool:
+    if indptr.shape[0] < 2:
+        return False
+    if xp is np and indptr.shape[0] > _PARALLEL_INDPTR and indptr.dtype.kind in "iu":
+        # np.diff allocates a copy and runs on one core: most of a host CSR's check
+        from ._shared.staging import first_decrease
+
+        return first_decrease(indptr) >= 0
+    return bool((xp.diff(indptr) < 0).any())
+
+
 def check_indptr(indptr: Any, nnz: int) -> None:
     """Raise unless ``indptr`` starts at 0, never decreases and ends at ``nnz``."""
     xp = get_xp(indptr)
-    if (
-        int(indptr[0]) != 0
-        or int(indptr[-1]) != nnz
-        or (indptr.shape[0] > 1 and bool((xp.diff(indptr) < 0).any()))
-    ):
+    if int(indptr[0]) != 0 or int(indptr[-1]) != nnz or _decreases(xp, indptr):
         raise InvalidGraphError(
             "argument `indptr`: must start at 0, never decrease and end at "
             f"len(indices)={nnz}. Fix: rebuild the CSR arrays."

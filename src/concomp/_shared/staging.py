@@ -21,6 +21,7 @@ __all__ = [
     "RangeCheck",
     "copy_parallel",
     "edge_id_range",
+    "first_decrease",
     "stage_csr",
     "stage_edges",
 ]
@@ -131,6 +132,25 @@ def _range(src, dst):
 
 @serialized
 @nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
+def _decreasing_blocks(a):
+    # one flag per block: a[i + 1] < a[i] for some i of the block (a block also looks
+    # one entry past its end, so a drop across a block boundary is seen)
+    m = a.shape[0] - 1
+    nblocks = (m + _BLOCK - 1) // _BLOCK
+    bad = np.zeros(max(nblocks, 1), np.bool_)
+    for b in nb.prange(nblocks):
+        start = b * _BLOCK
+        stop = min(start + _BLOCK, m)
+        lo, hi = a[start:stop], a[start + 1 : stop + 1]
+        drop = False
+        for j in range(lo.shape[0]):
+            drop |= hi[j] < lo[j]
+        bad[b] = drop
+    return bad
+
+
+@serialized
+@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
 def _copy(src, out):
     m = src.shape[0]
     for b in nb.prange((m + _BLOCK - 1) // _BLOCK):
@@ -225,6 +245,26 @@ def stage_csr(
         indptr, indices, np.int64(start), np.int64(stop), out_src, out_dst, np.int64(offset)
     )
     return int(lo), int(hi)
+
+
+def first_decrease(a: np.ndarray) -> int:
+    """Index ``i`` of the first ``a[i + 1] < a[i]`` (-1 if ``a`` never decreases), on all cores.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp._shared.staging import first_decrease
+    >>> first_decrease(np.array([0, 2, 2, 5])), first_decrease(np.array([0, 3, 1, 4]))
+    (-1, 1)
+    """
+    if a.shape[0] < 2:
+        return -1
+    bad = np.flatnonzero(_decreasing_blocks(a))
+    if bad.shape[0] == 0:
+        return -1
+    start = int(bad[0]) * _BLOCK  # only the first bad block is searched again
+    piece = a[start : start + _BLOCK + 1]
+    return start + int(np.flatnonzero(piece[1:] < piece[:-1])[0])
 
 
 def edge_id_range(src: np.ndarray, dst: np.ndarray) -> tuple[int, int]:
