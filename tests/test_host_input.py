@@ -2,10 +2,11 @@
 
 ``connected_components`` reads host edges as the caller holds them
 (:func:`concomp._validate.host_edges`), stages them into pinned slots in one
-parallel pass that also checks their range (:func:`concomp._shared.staging.stage_csr`
-expands a CSR's rows there), and unites them on the device. The CPU tests check
-the pieces; the GPU tests check every input kind against SciPy and the errors
-against the general input path's.
+parallel pass that also checks their range (a CSR crosses as its columns and
+its rows' offsets, :func:`concomp._shared.staging.stage_csr_columns`, and the
+device expands the rows), and unites them on the device. The CPU tests check the
+pieces; the GPU tests check every input kind against SciPy and the errors against
+the general input path's.
 """
 
 from __future__ import annotations
@@ -64,6 +65,45 @@ def test_stage_csr_reports_bad_columns():
     indptr, indices = np.array([0, 2, 3]), np.array([1, -4, 9])
     out = np.zeros(3, np.int64), np.zeros(3, np.int64)
     assert stage_csr(indptr, indices, 0, 3, *out) == (-4, 9)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_stage_csr_columns_gives_the_rows_the_device_expands(seed):
+    from concomp._shared.staging import stage_csr_columns
+
+    rng = np.random.default_rng(seed)
+    a = _random_csr(seed, n=int(rng.integers(1, 400)), max_deg=7)
+    indptr, indices, m = a.indptr, a.indices, a.indices.size
+    if m == 0:
+        return
+    rows = np.repeat(np.arange(a.shape[0]), np.diff(indptr))
+    start = int(rng.integers(0, m))
+    stop = int(rng.integers(start + 1, m + 1))
+    cols = np.full(m, -9, np.int32)
+    seg = np.full(int(rng.integers(2, 40)), -9, np.int32)
+    end, r0, nseg, lo, hi = stage_csr_columns(indptr, indices, start, stop, cols, seg)
+    k = end - start
+    assert start < end <= stop and 2 <= nseg <= seg.size
+    np.testing.assert_array_equal(cols[:k], indices[start:end])
+    assert (lo, hi) == (indices[start:end].min(), indices[start:end].max())
+    assert seg[0] == 0 and seg[nseg - 1] == k
+    # the device's rule: entry j lies in row r0 + (the last i with seg[i] <= j)
+    last = np.searchsorted(seg[:nseg], np.arange(k), side="right") - 1
+    np.testing.assert_array_equal(r0 + last, rows[start:end])
+
+
+def test_cpu_streamer_expands_a_csr_in_pieces(monkeypatch):
+    import concomp._cpu.streaming as cpu_streaming
+
+    monkeypatch.setattr(cpu_streaming, "_CSR_PIECE", 97)
+    a = _random_csr(4, n=2000)
+    eng = CpuStreamer(a.shape[0], Variant.parse("none-rem_cas-splice-coo"), DEFAULTS)
+    seen = []
+    eng.add_csr(a.indptr, a.indices, lambda lo, hi: seen.append((lo, hi)))
+    count, labels = canonical_labels(eng.roots())
+    ref = scipy_cc(a, directed=False)
+    assert count == ref[0] and len(seen) == -(-a.indices.size // 97)
+    np.testing.assert_array_equal(labels, ref[1])
 
 
 @pytest.mark.parametrize("at", [None, 0, (1 << 16) - 1, (1 << 16), (1 << 21) - 3])
@@ -237,12 +277,18 @@ def test_gpu_host_graph_objects_stream_too():
 
 
 @pytest.mark.gpu
-def test_gpu_streamer_csr_rows_expanded_while_staging():
+@pytest.mark.parametrize("index_dtype", [None, np.int64])
+def test_gpu_streamer_csr_rows_expanded_on_the_device(index_dtype):
+    # slots of 300 edges hold at most 75 row offsets (int32 labels): most slots end
+    # early at a row boundary, and empty rows fall inside and between slots
     from concomp._gpu.streaming import Streamer
 
     a = _random_csr(5, n=5000)
     eng = Streamer(
-        a.shape[0], Variant.parse("none-rem_cas-splice-coo"), DEFAULTS.with_(chunk_edges=300)
+        a.shape[0],
+        Variant.parse("none-rem_cas-splice-coo"),
+        DEFAULTS.with_(chunk_edges=300),
+        index_dtype=index_dtype,
     )
     eng.add(np.array([4999]), np.array([0]), lambda lo, hi: None)  # a partly filled slot first
     eng.add_csr(a.indptr, a.indices, lambda lo, hi: None)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._rules import union_rule
-from .._shared.staging import INT32_IDS, RangeCheck
+from .._shared.staging import INT32_IDS, RangeCheck, stage_csr
 from ..graph import Graph
 from ..options import Options
 from ..variants import Finish, Layout, Sampling, Variant
@@ -27,6 +27,9 @@ from .rules import aux_for, unite_for
 from .unionfind import coo_unite, flatten, rename_to_min
 
 __all__ = ["Streamer", "default_variant", "fits_in_memory", "stream_labels"]
+
+#: CSR entries expanded to edge pairs at a time by :meth:`Streamer.add_csr`.
+_CSR_PIECE = 1 << 22
 
 
 class Streamer:
@@ -103,8 +106,18 @@ class Streamer:
         """
         rows = int(indptr.shape[0]) - 1
         self.ensure_nodes(rows)
-        src = np.repeat(np.arange(rows, dtype=self.p.dtype), np.diff(indptr))
-        self.add(src, indices, check)
+        m = int(indices.shape[0])
+        if m == 0:
+            check(0, -1)
+            return
+        # pieces of bounded size: the rows are expanded on all cores, never as a
+        # full-length copy of the columns
+        step = min(m, _CSR_PIECE)
+        src, dst = np.empty(step, np.int64), np.empty(step, np.int64)
+        for a in range(0, m, step):
+            b = min(a + step, m)
+            stage_csr(indptr, indices, a, b, src, dst)
+            self.add(src[: b - a], dst[: b - a], check)
 
     def roots(self) -> np.ndarray:
         """Smallest vertex id of each vertex's component, for ids ``0 .. n-1``."""

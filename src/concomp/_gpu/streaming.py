@@ -37,6 +37,7 @@ Hong, Dhulipala, Shun: GConn (PACT 2020); Dhulipala, Hong, Shun: ConnectIt
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -46,7 +47,13 @@ import numpy as np
 
 from .._arrays import is_cupy_array
 from .._rules import UNION_RULES, union_rule
-from .._shared.staging import INT32_IDS, copy_parallel, edge_id_range, stage_csr, stage_edges
+from .._shared.staging import (
+    INT32_IDS,
+    copy_parallel,
+    edge_id_range,
+    stage_csr_columns,
+    stage_edges,
+)
 from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..options import DEFAULTS, Options
@@ -218,6 +225,28 @@ def streaming_variant_of(variant: Variant | None) -> Variant:
     if finish not in UNION_RULES or not union_rule(finish).supports("gpu", "streaming"):
         return default_variant()
     return Variant(Sampling.NONE, variant.finish, variant.compress, Layout.COO)
+
+
+@functools.cache
+def _csr_rows_kernel() -> Any:
+    """``row[j] = r0 + (the last i with seg[i] <= j)``: the row of a slot's entry ``j``
+    from the offsets where its rows start (binary search; ``seg[0] == 0`` and
+    ``seg[nseg - 1]`` is the slot's entry count, so ``i <= nseg - 2``)."""
+    cp = cupy_or_raise()
+    return cp.ElementwiseKernel(
+        "raw int32 seg, int32 nseg, T r0",
+        "T row",
+        """
+        int lo = 0, hi = nseg - 2;
+        const int j = (int)i;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) >> 1;
+            if (seg[mid] <= j) lo = mid; else hi = mid - 1;
+        }
+        row = r0 + (T)lo;
+        """,
+        "concomp_csr_rows",
+    )
 
 
 # ----------------------------------------------------------------------------- the pipeline
@@ -417,10 +446,13 @@ class Streamer:
     def add_csr(self, indptr: np.ndarray, indices: np.ndarray, check: RangeCheck) -> None:
         """Unite the edges of a host CSR (row ``r`` to ``indices[indptr[r]:indptr[r + 1]]``).
 
-        The rows are expanded while the pinned slots are staged (one parallel pass
-        over the columns, which also finds their range for ``check``), so a CSR
-        crosses the bus as edge pairs without a host COO copy. ``indptr`` must be a
-        valid row pointer of at most ``num_nodes`` rows (the caller checks it).
+        Only the columns and, per slot, the offsets of the rows it spans cross the
+        bus; the device expands the rows (:func:`_csr_rows_kernel`). So a CSR moves
+        half the bytes of the same edges as pairs, and the host pass that stages the
+        columns also finds their range for ``check``. A slot's row offsets live in
+        the tail of its device column buffer and in its (otherwise unused) pinned
+        row buffer, so the device budget is the same as for pairs. ``indptr`` must be
+        a valid row pointer of at most ``num_nodes`` rows (the caller checks it).
         """
         rows = int(indptr.shape[0]) - 1
         if rows:
@@ -429,23 +461,49 @@ class Streamer:
         if m == 0:
             check(0, -1)
             return
+        self._flush()  # a partly filled slot of pairs goes first, so slots stay in turn
         while pos < m:
             slot = self.slots[self.cur]
-            if slot.fill == 0:
-                slot.h2d_done.synchronize()  # the pinned buffer's previous copy has left
-                slot.held = ()
-            take = min(m - pos, self.chunk - slot.fill)
-            lo, hi = stage_csr(indptr, indices, pos, pos + take, slot.hsrc, slot.hdst, slot.fill)
+            slot.h2d_done.synchronize()  # the pinned buffers' previous copy has left
+            slot.held = ()
+            # the last quarter of the device column buffer holds the row offsets
+            tail = self.chunk // 4
+            room = self.chunk - tail
+            seg_h = slot.hsrc.view(np.int32)[: tail * self.dt.itemsize // 4]
+            stop, r0, nseg, lo, hi = stage_csr_columns(
+                indptr, indices, pos, min(m, pos + room), slot.hdst, seg_h
+            )
             check(lo, hi)
             if hi > self.int32_ids and self.dt == np.int32:
                 self._widen()  # a column wrapped in the narrowing copy: stage it again
                 continue
-            slot.fill += take
-            slot.hi = max(slot.hi, hi, rows - 1)
-            pos += take
-            self.staged_edges += take
-            if slot.fill == self.chunk:
-                self._flush()
+            self._launch_csr(slot, stop - pos, max(hi, r0 + nseg - 2), r0, nseg, room)
+            self.staged_edges += stop - pos
+            pos = stop
+
+    def _launch_csr(self, slot: _Slot, k: int, hi: int, r0: int, nseg: int, room: int) -> None:
+        """Copy a slot of CSR columns and row offsets, expand the rows, queue the unite."""
+        cp = self.cp
+        rt = cp.cuda.runtime
+        self._grow_to(hi + 1)
+        it = self.dt.itemsize
+        seg_d = slot.ddst[room:].view(np.int32)
+        self.copy.wait_event(slot.compute_done)  # the device slot's previous kernel is done
+        rt.memcpyAsync(
+            slot.ddst.data.ptr, slot.hdst.ctypes.data, k * it, rt.memcpyHostToDevice, self.copy.ptr
+        )
+        rt.memcpyAsync(
+            seg_d.data.ptr, slot.hsrc.ctypes.data, nseg * 4, rt.memcpyHostToDevice, self.copy.ptr
+        )
+        slot.h2d_done.record(self.copy)
+        self.compute.wait_event(slot.h2d_done)
+        with self.compute:
+            _csr_rows_kernel()(seg_d, np.int32(nseg), self.I(r0), slot.dsrc[:k])
+            self._unite(slot.dsrc, slot.ddst, k)
+        slot.compute_done.record(self.compute)
+        slot.fill, slot.hi = 0, -1
+        self.cur = (self.cur + 1) % SLOTS
+        self.edges += k
 
     def _add_staged(self, src: np.ndarray, dst: np.ndarray, check: RangeCheck) -> None:
         m, pos = int(src.shape[0]), 0

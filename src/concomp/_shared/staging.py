@@ -23,6 +23,7 @@ __all__ = [
     "edge_id_range",
     "first_decrease",
     "stage_csr",
+    "stage_csr_columns",
     "stage_edges",
 ]
 
@@ -103,6 +104,36 @@ def _stage_csr(indptr, indices, start, stop, out_src, out_dst, offset):
             row += 1
         los[b] = lo
         his[b] = hi
+    return los.min(), his.max()
+
+
+@serialized
+@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
+def _stage_columns(indptr, indices, start, stop, out_cols, r0, nseg, out_seg):
+    m = stop - start
+    nblocks = (m + _BLOCK - 1) // _BLOCK
+    sblocks = (nseg + _BLOCK - 1) // _BLOCK
+    los = np.zeros(nblocks, np.int64)
+    his = np.zeros(nblocks, np.int64)
+    for b in nb.prange(nblocks + sblocks):
+        if b < nblocks:  # the columns: a copy with min/max, which LLVM vectorises
+            first = start + b * _BLOCK
+            last = min(first + _BLOCK, stop)
+            d = indices[first:last]
+            od = out_cols[first - start : last - start]
+            lo = d[0]
+            hi = d[0]
+            for j in range(d.shape[0]):
+                v = d[j]
+                od[j] = v
+                lo = min(lo, v)
+                hi = max(hi, v)
+            los[b] = lo
+            his[b] = hi
+        else:  # the rows' offsets relative to ``start``, clamped to the piece
+            k0 = (b - nblocks) * _BLOCK
+            for k in range(k0, min(k0 + _BLOCK, nseg)):
+                out_seg[k] = min(max(indptr[r0 + k] - start, 0), m)
     return los.min(), his.max()
 
 
@@ -265,6 +296,57 @@ def first_decrease(a: np.ndarray) -> int:
     start = int(bad[0]) * _BLOCK  # only the first bad block is searched again
     piece = a[start : start + _BLOCK + 1]
     return start + int(np.flatnonzero(piece[1:] < piece[:-1])[0])
+
+
+def stage_csr_columns(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    start: int,
+    stop: int,
+    out_cols: np.ndarray,
+    out_seg: np.ndarray,
+) -> tuple[int, int, int, int, int]:
+    """Stage CSR entries ``start ..`` for a device that expands the rows itself.
+
+    The columns go to ``out_cols[0:k]`` (casting) and the offsets of their rows,
+    relative to ``start`` and clamped to ``[0, k]``, to ``out_seg[0:nseg]``
+    (int32): ``out_seg[i]`` is where row ``r0 + i`` starts in the piece, and
+    ``out_seg[nseg - 1] == k`` ends the last row. A piece takes entries up to
+    ``stop``, or fewer where its rows would not fit in ``out_seg``; ``k = stop' -
+    start``. Returns ``(stop', r0, nseg, min, max)`` (min/max of the columns, for
+    the range check; a narrowing cast wraps silently, as in :func:`stage_edges`).
+    ``indptr`` must be a valid row pointer. Needs ``start < stop`` and
+    ``len(out_seg) >= 2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp._shared.staging import stage_csr_columns
+    >>> indptr, indices = np.array([0, 2, 2, 5]), np.array([1, 2, 0, 1, 2])
+    >>> cols, seg = np.zeros(5, np.int32), np.zeros(4, np.int32)
+    >>> stage_csr_columns(indptr, indices, 1, 5, cols, seg)
+    (5, 0, 4, 0, 2)
+    >>> cols[:4].tolist(), seg.tolist()  # rows 0, 1 (empty), 2 start at 0, 1, 1
+    ([2, 0, 1, 2], [0, 1, 1, 4])
+    """
+    r0 = int(np.searchsorted(indptr, start, side="right")) - 1
+    cap = int(out_seg.shape[0])
+    last_row = int(np.searchsorted(indptr, stop - 1, side="right")) - 1
+    if last_row - r0 + 2 > cap:  # too many rows for the offsets buffer: end the piece early
+        last_row = r0 + cap - 2
+        stop = int(indptr[last_row + 1])
+    nseg = last_row - r0 + 2
+    lo, hi = _stage_columns(
+        indptr,
+        indices,
+        np.int64(start),
+        np.int64(stop),
+        out_cols,
+        np.int64(r0),
+        np.int64(nseg),
+        out_seg,
+    )
+    return stop, r0, nseg, int(lo), int(hi)
 
 
 def edge_id_range(src: np.ndarray, dst: np.ndarray) -> tuple[int, int]:
