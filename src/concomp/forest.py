@@ -143,11 +143,12 @@ def spanning_forest(
     g = as_graph(graph, num_nodes, with_weights=False, renumber=renumber)
     opts = resolve_options(options)
     dev = choose_device(g, device, what="spanning_forest")
-    variant = forest_variant(g, algorithm, dev, opts)
+    # on the engine's device before `auto` looks at it: the GPU's statistics are
+    # device passes, never host structures built on the way
+    run = g if g.device == dev else g.to(dev)
+    variant = forest_variant(run, algorithm, dev, opts)
     log.debug("spanning_forest: %s on %s, %r", variant, dev, g)
-    ids, count = driver(dev, "forest", "spanning_forest_ids")(
-        g if g.device == dev else g.to(dev), variant, opts
-    )
+    ids, count = driver(dev, "forest", "spanning_forest_ids")(run, variant, opts)
     return assemble(g, ids, count)
 
 
