@@ -185,11 +185,12 @@ def render_markdown(result: dict[str, Any], name: str | None = None) -> str:
     out = [
         "## Host input: `connected_components` on host data",
         "",
-        f"Rendered from {source}; every number is a field of that file or a median of its",
-        "timed runs (wall clock, labels back on the host). Input GB/s: the bytes of vertex",
-        "ids the input holds (a file: its size) over the median. Host memory added: the",
-        "peak resident memory of a fresh process during one call over its resident memory",
-        "before it, with the input built and the engine warmed up on a tiny graph.",
+        f"Rendered from {source}.",
+        "Every number is a field of that file or a median of its timed runs (wall clock,",
+        "labels back on the host). Input GB/s: the bytes of vertex ids the input holds (a",
+        "file: its size) over the median. Host memory added: the peak resident memory of a",
+        "fresh process during one call over its resident memory before it, with the input",
+        "built and the engine warmed up on a tiny graph.",
         "",
     ]
     if result.get("command"):
