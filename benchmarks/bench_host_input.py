@@ -1,53 +1,133 @@
 """Host data on the GPU: every host input kind, end to end, against the streaming engine.
 
-For R-MAT graphs (ids permuted, each undirected edge once, shuffled), times the
-public ``connected_components`` call (labels back to the host) on every host input
-kind with ``device="gpu"``, ``"auto"`` and ``"cpu"``, next to ``stream_components``
-on the same NumPy pair, SciPy's ``connected_components`` on the symmetric CSR, and
-the pinned host-to-device bandwidth of the machine. A size sweep times the CPU
-engine and the GPU on NumPy pairs of growing size, which is where
-``device="auto"`` has to switch. Wall clock (``perf_counter``), median of
-``--reps`` after a warm-up; the counts of every call must agree.
+For R-MAT graphs (ids permuted, each undirected edge once, shuffled; generated on the
+GPU when one is usable, else by the CPU generator), times the public
+``connected_components`` call (labels back to the host) on every host input kind of
+``host_kinds.py`` (NumPy int64 pair, ``(2, m)`` int32, SciPy CSR of one direction and
+symmetric, SciPy COO, pandas, polars and pyarrow tables, CPU torch ``edge_index``, a
+Parquet file read from its path) with ``device="gpu"``, ``"auto"`` and ``"cpu"``
+(``--devices``, ``--kinds``), next to ``stream_components`` on the same NumPy pair
+(per device), SciPy's ``connected_components`` on the symmetric CSR, and the pinned
+host-to-device bandwidth. A kind whose library does not import, and every GPU row
+where no GPU is usable, is skipped and recorded with the reason. Wall clock
+(``perf_counter``), median of ``--reps`` after a warm-up; the counts of every call
+must agree. ``device="auto"`` rows record where ``auto`` ran (the ``concomp.dispatch``
+debug log of the warm-up call).
 
-Usage (GPU machine)::
+A size sweep (``--sweep SCALE...``) times the CPU engine, the GPU and ``auto`` on NumPy
+pairs of growing size, which is where ``auto`` has to switch, and records where it ran.
 
-    python benchmarks/bench_host_input.py --scales 22 24 --out host_input.json
+Host memory (``--memory``, the default): for every kind with ``device="gpu"`` and
+``"cpu"``, and for SciPy on the symmetric CSR, a fresh child process (this file with
+``--memory-probe KIND DEVICE``) builds the input, warms up on a tiny graph (for the GPU
+that creates the CUDA context, whose host memory is thus not counted as the call's),
+and reports the peak resident memory one call adds over what it held before the call
+(``host_kinds.memory_probe`` says how the peak is read).
+
+Writes ``benchmarks/results/<date>-<gpu|cpu>-<commit>-host-input.json`` (or ``--out``):
+per graph ``times_ms[key]`` (every timed run), ``memory_bytes[key]``,
+``bytes_input[kind]`` and ``auto_device[kind]``; the ``sweep``; ``pinned_h2d_gbs``;
+``skipped`` with reasons. Prints the table that ``python -m concomp.bench.render
+RESULT.json --host-input FILE`` adds to RESULTS.md.
+
+Usage::
+
+    python benchmarks/bench_host_input.py --scales 22 24    # GPU machine
+    python benchmarks/bench_host_input.py --devices cpu --scales 16 --sweep --reps 2
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
+import logging
+import re
+import shlex
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components as scipy_cc
 
 import concomp
+from concomp.bench.host_input import BENCHMARK, SCIPY_KEY, STREAM_KEY, render_markdown
+from concomp.bench.results import default_path, machine, source_commit, versions, write
 from concomp.streaming import stream_components
+from host_kinds import KINDS, memory_probe, save_edges
+
+DEVICES = ("gpu", "auto", "cpu")
+_SYMMETRIC = "scipy csr symmetric"
+_AUTO = re.compile(r"device=auto -> (cpu|gpu)")
 
 
-def timed(fn, reps: int) -> tuple[float, list[float], object]:
-    out = fn()
+class _Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@contextmanager
+def dispatch_log() -> Iterator[list[str]]:
+    """The ``concomp.dispatch`` debug lines logged inside the block."""
+    log, handler = logging.getLogger("concomp.dispatch"), _Lines()
+    level = log.level
+    log.setLevel(logging.DEBUG)
+    log.addHandler(handler)
+    try:
+        yield handler.lines
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+
+
+def timed(fn: Callable[[], Any], reps: int) -> tuple[list[float], Any, str | None]:
+    """Times of ``reps`` runs after a warm-up, the last output, and the warm-up's last
+    ``device=auto -> ...`` dispatch line (where ``auto`` ran; None if none)."""
+    with dispatch_log() as lines:
+        out = fn()
     times = []
     for _ in range(reps):
         t = time.perf_counter()
         out = fn()
         times.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(times), times, out
+    auto = [line for line in lines if _AUTO.search(line)]
+    return times, out, auto[-1] if auto else None
 
 
-def count_of(out) -> int:
+def auto_device(line: str | None) -> str | None:
+    match = _AUTO.search(line or "")
+    return match.group(1) if match else None
+
+
+def count_of(out: Any) -> int:
     return int(out[0] if isinstance(out, tuple) else out)
+
+
+def gpu_status() -> tuple[bool, str]:
+    from concomp._gpu._compat import gpu_status as status
+
+    return status()
+
+
+def _cupy() -> Any:
+    from concomp._gpu._compat import cupy_or_raise
+
+    return cupy_or_raise()
 
 
 def pinned_bandwidth() -> float:
     """Host-to-device GB/s of one 1 GiB copy from page-locked memory (median of 5)."""
-    import cupy as cp
+    cp = _cupy()
     import cupyx
 
     h = cupyx.empty_pinned(1 << 28, np.int32)
@@ -63,94 +143,194 @@ def pinned_bandwidth() -> float:
     return h.nbytes / statistics.median(ts[1:]) / 1e9
 
 
-def rmat_host(scale: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray, int]:
-    g = concomp.generators.rmat(scale, 16, seed=seed, device="gpu")
-    s, d = (a.get().astype(np.int64) for a in g.coo())
+def rmat_host(scale: int, seed: int = 1, gpu: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
+    g = concomp.generators.rmat(scale, 16, seed=seed, device="gpu" if gpu else "cpu")
+    s, d = ((a.get() if gpu else a).astype(np.int64) for a in g.coo())
     keep = s < d  # each undirected edge once
     s, d = s[keep], d[keep]
     order = np.random.default_rng(seed).permutation(s.shape[0])
     return s[order], d[order], g.num_nodes
 
 
-def kinds(s, d, n) -> dict:
-    import pandas as pd
-    import torch
+class Run:
+    """One invocation: its options, whether a GPU is usable, and the result document."""
 
-    one = sp.csr_array((np.ones(s.shape[0], np.float32), (s, d)), shape=(n, n))
-    out = {
-        "numpy pair int64": (s, d),
-        "(2, m) int32": np.stack([s, d]).astype(np.int32),
-        "scipy csr one direction": one,
-        "scipy csr symmetric": (one + one.T).tocsr(),
-        "pandas frame": pd.DataFrame({"src": s, "dst": d}),
-        "torch cpu edge_index": torch.from_numpy(np.stack([s, d])),
-    }
-    return out
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.gpu_ok, self.gpu_reason = gpu_status()
+        self.graphs: dict[str, Any] = {}
+        self.sweep_points: list[dict[str, Any]] = []
+        self.skipped: list[dict[str, Any]] = []
+        self.memory_method: str | None = None
+
+    def skip(self, key: str, reason: str, graph: str | None = None) -> None:
+        self.skipped.append({"key": key, "graph": graph, "reason": reason})
+        print(f"  skipped {key}: {reason}", flush=True)
+
+    def runs_on(self, device: str, key: str, graph: str | None) -> bool:
+        """Whether ``device`` is asked for and usable (recording a skip when not usable)."""
+        if device not in self.args.devices:
+            return False
+        if device == "gpu" and not self.gpu_ok:
+            self.skip(key, f"no usable GPU: {self.gpu_reason}", graph)
+            return False
+        return True
+
+    def record(self, row: dict[str, Any], key: str, times: list[float], out: Any) -> None:
+        count = count_of(out)
+        if row.setdefault("count", count) != count:
+            raise SystemExit(f"{key}: {count} components, expected {row['count']}")
+        row["times_ms"][key] = times
+        print(f"  {key:44s} {statistics.median(times):9.1f} ms", flush=True)
+
+    def graph(self, scale: int, folder: Path) -> None:
+        name, reps = f"rmat{scale}", self.args.reps
+        s, d, n = rmat_host(scale, gpu=self.gpu_ok)
+        row: dict[str, Any] = {"n": n, "m": int(s.shape[0]), "times_ms": {}}
+        row.update(bytes_int64_pairs=int(s.nbytes + d.nbytes), bytes_input={}, auto_device={})
+        self.graphs[name] = row
+        print(f"{name} n={n} m={row['m']}", flush=True)
+        for dev in ("gpu", "cpu"):
+            key = STREAM_KEY.format(device=dev)
+            if self.runs_on(dev, key, name):
+                fn = lambda dev=dev: stream_components([(s, d)], n, device=dev)  # noqa: E731
+                self.record(row, key, *timed(fn, reps)[:2])
+        built = []
+        for kind in self.args.kinds:
+            try:
+                graph, row["bytes_input"][kind] = KINDS[kind](s, d, n, folder)
+            except ImportError as exc:
+                self.skip(kind, f"not importable ({exc})", name)
+                continue
+            built.append(kind)
+            for dev in DEVICES:
+                if self.runs_on(dev, f"{kind} / {dev}", name):
+                    self.time_kind(row, kind, graph, dev)
+            if kind == _SYMMETRIC:
+                self.scipy(row, name, scale, lambda g=graph: (g, row["bytes_input"][kind]))
+            del graph
+        if _SYMMETRIC not in built:
+            self.scipy(row, name, scale, lambda: KINDS[_SYMMETRIC](s, d, n, folder))
+        if self.args.memory:
+            save_edges(folder, s, d)
+            self.memory(row, name, folder, built)
+
+    def time_kind(self, row: dict[str, Any], kind: str, graph: Any, dev: str) -> None:
+        n = row["n"]
+        fn = lambda: concomp.connected_components(graph, num_nodes=n, device=dev)  # noqa: E731
+        times, out, auto = timed(fn, self.args.reps)
+        self.record(row, f"{kind} / {dev}", times, out)
+        if dev == "auto":
+            row["auto_device"][kind] = auto_device(auto)
+
+    def scipy(self, row: dict[str, Any], name: str, scale: int, make: Callable) -> None:
+        """SciPy on the symmetric CSR ``make()`` returns (with the bytes of its ids)."""
+        if scale > self.args.scipy_max_scale:
+            self.skip(SCIPY_KEY, f"scale {scale} > --scipy-max-scale", name)
+            return
+        graph, row["bytes_input"][_SYMMETRIC] = make()
+        times, out, _ = timed(lambda: scipy_cc(graph, directed=False), self.args.reps)
+        self.record(row, SCIPY_KEY, times, out)
+
+    def memory(self, row: dict[str, Any], name: str, folder: Path, kinds: list[str]) -> None:
+        if self.gpu_ok:  # the parent's cached device and pinned memory go back first
+            _cupy().get_default_memory_pool().free_all_blocks()
+            _cupy().get_default_pinned_memory_pool().free_all_blocks()
+        row["memory_bytes"] = {}
+        probes = [(k, f"{k} / {dev}", dev) for k in kinds for dev in ("gpu", "cpu")]
+        if SCIPY_KEY in row["times_ms"]:
+            probes.append((SCIPY_KEY, SCIPY_KEY, "cpu"))
+        for kind, key, dev in probes:
+            if not self.runs_on(dev, f"memory {key}", name):
+                continue
+            got = probe(kind, dev, folder, row["n"])
+            if got["count"] != row["count"]:
+                raise SystemExit(f"memory {key}: {got['count']} components, not {row['count']}")
+            row["memory_bytes"][key] = got["added_bytes"]
+            self.memory_method = got["method"]
+            print(f"  memory {key:37s} {got['added_bytes'] / 2**20:9.1f} MiB", flush=True)
+
+    def sweep(self, scale: int) -> None:
+        s, d, n = rmat_host(scale, seed=7, gpu=self.gpu_ok)
+        for dev in ("cpu", "gpu", "auto"):
+            if not self.runs_on(dev, f"sweep / {dev}", f"rmat{scale}"):
+                continue
+            fn = lambda dev=dev: concomp.connected_components((s, d), num_nodes=n, device=dev)  # noqa: E731
+            times, _, auto = timed(fn, self.args.reps)
+            point = {"scale": scale, "m": int(s.shape[0]), "device": dev, "times_ms": times}
+            if dev == "auto":
+                point.update(auto_device=auto_device(auto), auto_reason=auto)
+            self.sweep_points.append(point)
+            med = statistics.median(times)
+            print(f"sweep rmat{scale} m={s.shape[0]:>10d} {dev:5s} {med:9.2f} ms", flush=True)
 
 
-def main() -> None:
+def probe(kind: str, device: str, folder: Path, n: int) -> dict[str, Any]:
+    """:func:`host_kinds.memory_probe` in a fresh process (this file, ``--memory-probe``)."""
+    cmd = [sys.executable, __file__, "--memory-probe", kind, device]
+    cmd += ["--probe-dir", str(folder), "--probe-n", str(n)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"memory probe {kind} / {device} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scales", type=int, nargs="+", default=[22])
     ap.add_argument("--sweep", type=int, nargs="*", default=[14, 16, 18, 20, 22, 24])
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--scipy-max-scale", type=int, default=22)
-    ap.add_argument("--out")
-    args = ap.parse_args()
-    res: dict = {
-        "machine": {"cpu": platform.processor(), "cores": os.cpu_count()},
-        "pinned_h2d_gbs": pinned_bandwidth(),
-        "graphs": {},
-        "sweep": [],
-    }
-    print(f"pinned host-to-device: {res['pinned_h2d_gbs']:.1f} GB/s", flush=True)
-    for scale in args.scales:
-        s, d, n = rmat_host(scale)
-        m = int(s.shape[0])
-        row: dict = {"n": n, "m": m, "times_ms": {}}
-        med, ts, out = timed(lambda s=s, d=d, n=n: stream_components([(s, d)], n, device="gpu"), 5)
-        ref = count_of(out)
-        row["count"] = ref
-        row["times_ms"]["stream_components gpu"] = ts
-        print(f"rmat{scale} n={n} m={m} components={ref}", flush=True)
-        print(f"  {'stream_components gpu':34s} {med:9.1f} ms", flush=True)
-        for name, graph in kinds(s, d, n).items():
-            for dev in ("gpu", "auto", "cpu"):
-                key = f"{name} / {dev}"
-                med, ts, out = timed(
-                    lambda graph=graph, dev=dev: concomp.connected_components(
-                        graph, num_nodes=n, device=dev
-                    ),
-                    args.reps,
-                )
-                if count_of(out) != ref:
-                    raise SystemExit(f"{key}: {count_of(out)} components, expected {ref}")
-                row["times_ms"][key] = ts
-                print(f"  {key:34s} {med:9.1f} ms", flush=True)
-            if name == "scipy csr symmetric" and scale <= args.scipy_max_scale:
-                med, ts, out = timed(lambda graph=graph: scipy_cc(graph, directed=False), args.reps)
-                if count_of(out) != ref:
-                    raise SystemExit(f"scipy: {count_of(out)} components, expected {ref}")
-                row["times_ms"]["scipy.sparse.csgraph symmetric csr"] = ts
-                print(f"  {'scipy csgraph (symmetric csr)':34s} {med:9.1f} ms", flush=True)
-        row["bytes_int64_pairs"] = int(s.nbytes + d.nbytes)
-        res["graphs"][f"rmat{scale}"] = row
-        del s, d
+    ap.add_argument("--devices", nargs="+", choices=DEVICES, default=list(DEVICES))
+    ap.add_argument("--kinds", nargs="+", choices=list(KINDS), default=list(KINDS))
+    ap.add_argument("--memory", action=argparse.BooleanOptionalAction, default=True)
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--memory-probe", nargs=2, metavar=("KIND", "DEVICE"), help=argparse.SUPPRESS)
+    ap.add_argument("--probe-dir", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--probe-n", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.reps < 1:
+        ap.error(f"argument --reps: {args.reps} is not a count >= 1. Fix: pass --reps 5.")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse(argv)
+    if args.memory_probe:
+        kind, device = args.memory_probe
+        print(json.dumps(memory_probe(kind, device, args.probe_dir, args.probe_n)))
+        return
+    run = Run(args)
+    pinned = None
+    if run.runs_on("gpu", "pinned_h2d_gbs", None):
+        pinned = pinned_bandwidth()
+        print(f"pinned host-to-device: {pinned:.1f} GB/s", flush=True)
+    with tempfile.TemporaryDirectory(prefix="host-input-") as folder:
+        for scale in args.scales:
+            run.graph(scale, Path(folder))
     for scale in args.sweep:
-        s, d, n = rmat_host(scale, seed=7)
-        for dev in ("cpu", "gpu", "auto"):
-            med, ts, _ = timed(
-                lambda s=s, d=d, n=n, dev=dev: concomp.connected_components(
-                    (s, d), num_nodes=n, device=dev
-                ),
-                args.reps,
-            )
-            res["sweep"].append(
-                {"scale": scale, "m": int(s.shape[0]), "device": dev, "times_ms": ts}
-            )
-            print(f"sweep rmat{scale} m={s.shape[0]:>10d} {dev:5s} {med:9.2f} ms", flush=True)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(res, f, indent=1)
+        run.sweep(scale)
+    label = "gpu" if run.gpu_ok and "gpu" in args.devices else "cpu"
+    doc = {
+        "benchmark": BENCHMARK,
+        "command": shlex.join(["python", "benchmarks/bench_host_input.py", *argv]),
+        "commit": source_commit(),
+        "machine": machine(label),
+        "versions": versions(),
+        "devices": args.devices,
+        "reps": args.reps,
+        "memory_method": run.memory_method,
+        "pinned_h2d_gbs": pinned,
+        "graphs": run.graphs,
+        "sweep": run.sweep_points,
+        "skipped": run.skipped,
+    }
+    base = default_path(label)
+    out = write(doc, args.out or base.with_name(f"{base.stem}-host-input.json"))
+    print()
+    print(render_markdown(doc, out.name))
+    print(json.dumps({"written": str(out)}))
 
 
 if __name__ == "__main__":

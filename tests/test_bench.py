@@ -258,6 +258,22 @@ def test_renderer_writes_results_page_and_readme_table(quick_run, tmp_path):
     assert "| gridp4k |" in new
 
 
+def test_renderer_closes_results_page_with_the_host_input_table(quick_run, tmp_path):
+    path, _ = quick_run
+    host = tmp_path / "host-input.json"
+    times = {"numpy pair int64 / cpu": [3.0], "stream_components cpu": [6.0]}
+    graph = {"n": 16, "m": 20, "count": 2, "times_ms": times}
+    host.write_text(json.dumps({"benchmark": "host-input", "graphs": {"rmat4": graph}}))
+    assert render.main([str(path), "--out-dir", str(tmp_path), "--no-readme",
+                        "--host-input", str(host)]) == 0  # fmt: skip
+    text = (tmp_path / "RESULTS.md").read_text()
+    section = text[text.index("## Host input") :]
+    assert text.index("## cc") < text.index("## Host input") and f"`{host.name}`" in section
+    assert "| numpy pair int64 | cpu | 3.00 | 0.50 | - | - | - |" in section.splitlines()
+    host.write_text(json.dumps({"benchmark": "renumber", "graphs": {}}))
+    assert render.main([str(path), "--out-dir", str(tmp_path), "--host-input", str(host)]) == 2
+
+
 def test_renderer_refuses_a_file_it_did_not_write(tmp_path):
     bad = tmp_path / "x.json"
     bad.write_text(json.dumps({"rows": []}))

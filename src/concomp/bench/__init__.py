@@ -10,5 +10,6 @@ statistics), :mod:`~concomp.bench.runners` (the problems and the result check, w
 :mod:`~concomp.bench.static` and :mod:`~concomp.bench.dynamic`),
 :mod:`~concomp.bench.cpu_peers` and :mod:`~concomp.bench.gpu_peers` (the peers),
 :mod:`~concomp.bench.harness` (a run), :mod:`~concomp.bench.results` (the file),
-:mod:`~concomp.bench.cli` (the command) and :mod:`~concomp.bench.render` (the pages).
+:mod:`~concomp.bench.cli` (the command), :mod:`~concomp.bench.render` (the pages) and
+:mod:`~concomp.bench.host_input` (the table of ``benchmarks/bench_host_input.py``).
 """

@@ -3,7 +3,7 @@
 ::
 
     python -m concomp.bench.render benchmarks/results/<date>-<gpu|cpu>-<commit>.json \
-        [--out-dir DIR] [--readme FILE | --no-readme]
+        [--out-dir DIR] [--readme FILE | --no-readme] [--host-input FILE]
 
 RESULTS.md names the file at the top, lists the machine, the versions and every
 graph's statistics, then gives one table per problem: a row per graph, a column per
@@ -11,7 +11,9 @@ system (median ms), the ratio of concomp's public call to the best peer, and the
 result every system agreed on. With matplotlib installed, one PNG per problem goes
 beside it (``benchmarks/plots/``). The README's table between
 :data:`README_START` and :data:`README_END` is replaced by a short summary of the same
-file. Every number written is a field of the result file.
+file. With ``--host-input``, the table of a ``benchmarks/bench_host_input.py`` result
+file (:func:`concomp.bench.host_input.render_markdown`) closes RESULTS.md, naming that
+file. Every number written is a field of a result file.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .host_input import render_markdown as host_input_section
 from .papers import format_ms as _ms
 from .papers import papers_section
 from .results import SCHEMA, repository_root
@@ -215,12 +218,26 @@ def replace_summary(readme: str, table: str) -> str:
     return readme[: start + len(README_START)] + "\n" + table + readme[end:]
 
 
+def _name(path: Path, root: Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(root))
+    except ValueError:
+        return Path(path).name
+
+
 def render(
-    result: Path, out_dir: Path | None = None, readme: Path | None = None, *, summary: bool = True
+    result: Path,
+    out_dir: Path | None = None,
+    readme: Path | None = None,
+    *,
+    summary: bool = True,
+    host_input: Path | None = None,
 ) -> Path:
     """Write RESULTS.md (and plots) for ``result`` into ``out_dir`` (default
     ``<repo>/benchmarks``) and, with ``summary``, refresh ``readme`` (default
-    ``<repo>/README.md``; skipped when that file does not exist). Returns RESULTS.md's path."""
+    ``<repo>/README.md``; skipped when that file does not exist). ``host_input``, a
+    ``bench_host_input.py`` result file, adds its table at the end. Returns RESULTS.md's
+    path."""
     doc = json.loads(Path(result).read_text(encoding="utf-8"))
     if doc.get("schema") != SCHEMA:
         raise ValueError(
@@ -231,14 +248,15 @@ def render(
     root = repository_root()
     out_dir = out_dir or root / "benchmarks"
     readme = readme or root / "README.md"
-    try:
-        name = str(Path(result).resolve().relative_to(root))
-    except ValueError:
-        name = Path(result).name
+    name = _name(result, root)
+    host = ""
+    if host_input is not None:
+        host_doc = json.loads(Path(host_input).read_text(encoding="utf-8"))
+        host = "\n" + host_input_section(host_doc, _name(host_input, root))
     out_dir.mkdir(parents=True, exist_ok=True)
     plots = _plot(doc, out_dir / _PLOTS)
     page = out_dir / "RESULTS.md"
-    page.write_text(results_page(doc, name, plots), encoding="utf-8")
+    page.write_text(results_page(doc, name, plots) + host, encoding="utf-8")
     if summary and readme.is_file():
         text = readme.read_text(encoding="utf-8")
         readme.write_text(replace_summary(text, summary_table(doc, name)), encoding="utf-8")
@@ -252,9 +270,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out-dir", type=Path, help="folder of RESULTS.md (default benchmarks/)")
     p.add_argument("--readme", type=Path, help="README to refresh (default README.md)")
     p.add_argument("--no-readme", action="store_true", help="leave the README alone")
+    p.add_argument("--host-input", type=Path, help="bench_host_input.py result file to add")
     args = p.parse_args(argv)
     try:
-        page = render(args.result, args.out_dir, args.readme, summary=not args.no_readme)
+        page = render(
+            args.result,
+            args.out_dir,
+            args.readme,
+            summary=not args.no_readme,
+            host_input=args.host_input,
+        )
     except (ValueError, OSError) as exc:
         print(f"concomp.bench.render: error: {exc}", file=sys.stderr)
         return 2

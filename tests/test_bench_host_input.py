@@ -1,0 +1,159 @@
+"""The host-input benchmark: its table (from a hand-made result) and the script end to end.
+
+The script runs here without a GPU (``CONCOMP_DISABLE_GPU``, so the same happens on a
+GPU machine): GPU rows are skipped with the reason, ``auto`` is recorded as running on
+the CPU, and the memory probe measures a call that must allocate its labels.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from concomp.bench.host_input import SCIPY_KEY, render_markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "bench_host_input.py"
+MIB = 2**20
+
+
+def _result() -> dict:
+    graph = {
+        "n": 4096,
+        "m": 50_000,
+        "count": 7,
+        "times_ms": {
+            "stream_components gpu": [10.0, 10.0, 10.0],
+            "stream_components cpu": [40.0],
+            "numpy pair int64 / gpu": [5.0, 7.0, 6.0],
+            "numpy pair int64 / auto": [8.0],
+            "numpy pair int64 / cpu": [20.0, 20.0],
+            SCIPY_KEY: [100.0],
+        },
+        "bytes_input": {"numpy pair int64": 12_000_000, "scipy csr symmetric": 50_000_000},
+        "auto_device": {"numpy pair int64": "gpu"},
+        "memory_bytes": {"numpy pair int64 / gpu": 3 * MIB, SCIPY_KEY: 6 * MIB},
+    }
+    sweep = [
+        {"scale": 10, "m": 1000, "device": "cpu", "times_ms": [1.0]},
+        {"scale": 10, "m": 1000, "device": "gpu", "times_ms": [2.0]},
+        {"scale": 10, "m": 1000, "device": "auto", "times_ms": [1.1], "auto_device": "cpu"},
+    ]
+    skipped = [
+        {"key": "polars frame", "graph": "rmat12", "reason": "not importable here"},
+        {"key": "torch cpu edge_index", "graph": "rmat12", "reason": "not importable here"},
+        {"key": "pinned_h2d_gbs", "graph": None, "reason": "no usable GPU: none here"},
+    ]
+    return {
+        "benchmark": "host-input",
+        "command": "python benchmarks/bench_host_input.py --scales 12",
+        "commit": "abc1234",
+        "machine": {"cpu": "Test CPU", "cores": 2},
+        "pinned_h2d_gbs": 50.0,
+        "graphs": {"rmat12": graph},
+        "sweep": sweep,
+        "skipped": skipped,
+    }
+
+
+def test_render_markdown_rows_ratios_bandwidth_and_memory():
+    text = render_markdown(_result(), "benchmarks/results/x-host-input.json")
+    lines = text.splitlines()
+    assert "`benchmarks/results/x-host-input.json`" in text
+    assert "- pinned host-to-device: 50.0 GB/s" in lines
+    assert "- CPU: Test CPU, 2 cores" in lines and "- commit: abc1234" in lines
+    assert "### rmat12: n = 4,096, m = 50,000, 7 components" in lines
+    rows = [line for line in lines if line.startswith(("| stream", "| numpy", "| SciPy"))]
+    assert rows == [
+        # stream_components reads the NumPy pair: 12 MB in 10 ms
+        "| stream_components (numpy pair) | gpu | 10.00 | 1.00 | 1.20 | - | - |",
+        "| stream_components (numpy pair) | cpu | 40.00 | 1.00 | 0.30 | - | - |",
+        "| numpy pair int64 | gpu | 6.00 | 0.60 | 2.00 | 3.0 MiB | 0.50 |",
+        # auto ran on the GPU, so its ratio is to stream_components on the GPU
+        "| numpy pair int64 | auto (gpu) | 8.00 | 0.80 | 1.50 | - | - |",
+        "| numpy pair int64 | cpu | 20.00 | 0.50 | 0.60 | - | - |",
+        "| SciPy csgraph (symmetric csr) | cpu | 100 | 2.50 | 0.50 | 6.0 MiB | 1.00 |",
+    ]
+    assert "| rmat10 | 1,000 | 1.00 | 2.00 | 1.10 | cpu |" in lines
+    assert "- polars frame (rmat12), torch cpu edge_index (rmat12): not importable here" in lines
+    assert "- pinned_h2d_gbs: no usable GPU: none here" in lines
+
+
+def test_render_markdown_leaves_out_what_the_file_lacks():
+    doc = _result()
+    for key in ("sweep", "skipped", "command", "commit", "machine", "pinned_h2d_gbs"):
+        del doc[key]
+    del doc["graphs"]["rmat12"]["memory_bytes"], doc["graphs"]["rmat12"]["auto_device"]
+    text = render_markdown(doc)
+    assert "switches" not in text and "Not run" not in text
+    assert "| numpy pair int64 | auto | 8.00 | - | 1.50 | - | - |" in text.splitlines()
+
+
+@pytest.mark.parametrize("bad", [{"rows": []}, {"benchmark": "renumber", "graphs": {}}, []])
+def test_render_markdown_rejects_other_documents(bad):
+    with pytest.raises(ValueError, match="argument `result`"):
+        render_markdown(bad)
+
+
+def _script(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, CONCOMP_DISABLE_GPU="1", PYTHONPATH=str(ROOT / "src"))
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, env=env, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_script_cpu_only_runs_every_kind_end_to_end(tmp_path):
+    out = tmp_path / "host.json"
+    done = _script("--devices", "cpu", "--scales", "8", "--sweep", "--reps", "1", "--no-memory",
+                   "--out", str(out))  # fmt: skip
+    doc = json.loads(out.read_text())
+    assert doc["benchmark"] == "host-input" and doc["devices"] == ["cpu"]
+    g = doc["graphs"]["rmat8"]
+    skipped = {s["key"] for s in doc["skipped"]}
+    kinds = [k.removesuffix(" / cpu") for k in g["times_ms"] if k.endswith(" / cpu")]
+    missing = {"polars frame", "torch cpu edge_index", "pyarrow table", "parquet file"}
+    assert len(kinds) + len(skipped & missing) == 10  # every kind timed or skipped
+    assert {"numpy pair int64", "scipy coo", "pandas frame", "scipy csr symmetric"} <= set(kinds)
+    assert {"stream_components cpu", SCIPY_KEY} <= set(g["times_ms"])
+    assert not any(k.endswith(("/ gpu", "/ auto")) for k in g["times_ms"])
+    assert all(g["bytes_input"][k] > 0 for k in kinds) and g["count"] >= 1
+    assert doc["sweep"] == [] and doc["pinned_h2d_gbs"] is None
+    assert "| numpy pair int64 | cpu |" in done.stdout and out.name in done.stdout
+
+
+def test_script_without_gpu_skips_gpu_rows_and_measures_memory(tmp_path):
+    out = tmp_path / "host.json"
+    _script("--scales", "8", "--sweep", "8", "--reps", "1", "--kinds", "numpy pair int64",
+            "scipy coo", "--out", str(out))  # fmt: skip
+    doc = json.loads(out.read_text())
+    g = doc["graphs"]["rmat8"]
+    reasons = {s["key"]: s["reason"] for s in doc["skipped"]}
+    for key in ("pinned_h2d_gbs", "stream_components gpu", "numpy pair int64 / gpu",
+                "memory scipy coo / gpu", "sweep / gpu"):  # fmt: skip
+        assert reasons[key].startswith("no usable GPU: CONCOMP_DISABLE_GPU"), key
+    assert g["auto_device"] == {"numpy pair int64": "cpu", "scipy coo": "cpu"}
+    auto = [p for p in doc["sweep"] if p["device"] == "auto"]
+    assert auto[0]["auto_device"] == "cpu" and "device=auto -> cpu" in auto[0]["auto_reason"]
+    assert set(g["memory_bytes"]) == {"numpy pair int64 / cpu", "scipy coo / cpu", SCIPY_KEY}
+    assert all(v >= 0 for v in g["memory_bytes"].values()) and doc["memory_method"]
+
+
+def test_memory_probe_counts_the_labels_the_call_allocates(tmp_path):
+    n = 1 << 21
+    np.save(tmp_path / "src.npy", np.arange(n - 1, dtype=np.int64))
+    np.save(tmp_path / "dst.npy", np.arange(1, n, dtype=np.int64))
+    done = _script("--memory-probe", "numpy pair int64", "cpu", "--probe-dir", str(tmp_path),
+                   "--probe-n", str(n))  # fmt: skip
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["count"] == 1  # a path
+    # the int32 labels the call returns are resident when it returns
+    assert got["added_bytes"] >= 4 * n
+    assert got["peak_bytes"] - got["baseline_bytes"] == got["added_bytes"]
