@@ -57,7 +57,13 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components as scipy_cc
 
 import concomp
-from concomp.bench.host_input import BENCHMARK, SCIPY_KEY, STREAM_KEY, render_markdown
+from concomp.bench.host_input import (
+    BENCHMARK,
+    SCIPY_KEY,
+    STREAM_KEY,
+    STREAM_SYM_KEY,
+    render_markdown,
+)
 from concomp.bench.results import default_path, machine, source_commit, versions, write
 from concomp.streaming import stream_components
 from host_kinds import KINDS, memory_probe, save_edges
@@ -208,12 +214,24 @@ class Run:
                     self.time_kind(row, kind, graph, dev)
             if kind == _SYMMETRIC:
                 self.scipy(row, name, scale, lambda g=graph: (g, row["bytes_input"][kind]))
+                self.stream_symmetric(row, name, graph)
             del graph
         if _SYMMETRIC not in built:
             self.scipy(row, name, scale, lambda: KINDS[_SYMMETRIC](s, d, n, folder))
         if self.args.memory:
             save_edges(folder, s, d)
             self.memory(row, name, folder, built)
+
+    def stream_symmetric(self, row: dict[str, Any], name: str, graph: Any) -> None:
+        """``stream_components`` on the symmetric CSR's entries as pairs: the reference for
+        that kind (its data hold every edge twice)."""
+        rows = np.repeat(np.arange(row["n"], dtype=graph.indices.dtype), np.diff(graph.indptr))
+        cols = graph.indices
+        for dev in ("gpu", "cpu"):
+            key = STREAM_SYM_KEY.format(device=dev)
+            if self.runs_on(dev, key, name):
+                fn = lambda dev=dev: stream_components([(rows, cols)], row["n"], device=dev)  # noqa: E731
+                self.record(row, key, *timed(fn, self.args.reps)[:2])
 
     def time_kind(self, row: dict[str, Any], kind: str, graph: Any, dev: str) -> None:
         n = row["n"]
