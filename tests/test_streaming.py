@@ -538,3 +538,17 @@ def test_gpu_download_through_pinned_bounce_buffers():
     a = cp.arange(20_000_001, dtype=cp.int32) * 3  # 80 MB: three pieces of 32 MiB
     np.testing.assert_array_equal(download(a), np.arange(20_000_001, dtype=np.int32) * 3)
     assert download(a[:10]).tolist() == [3 * i for i in range(10)]
+
+
+def test_scipy_sparse_chunks_stream_as_their_entries():
+    rng = np.random.default_rng(3)
+    a = sp.random_array((300, 300), density=0.004, format="csr", random_state=rng)
+    b = sp.random_array((300, 300), density=0.002, format="coo", random_state=rng)
+    ref = scipy_cc(a + b, directed=False)
+    for chunks in ([a, b], [a.tocsc(), b]):
+        count, labels = concomp.stream_components(chunks, device="cpu")
+        assert count == ref[0]
+        np.testing.assert_array_equal(labels, ref[1])
+    assert concomp.stream_components(a, device="cpu")[0] == scipy_cc(a, directed=False)[0]
+    with pytest.raises(concomp.InvalidGraphError, match="must be square"):
+        concomp.stream_components([sp.csr_array((3, 4))], device="cpu")

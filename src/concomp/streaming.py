@@ -39,7 +39,7 @@ from ._checks import (
 )
 from ._dispatch import choose_device, driver, resolve_device
 from ._rules import UNION_RULES, union_rules_for
-from ._validate import HostEdges, _is_dataframe
+from ._validate import HostEdges, _is_dataframe, _is_scipy_sparse
 from .errors import GraphFormatError, InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .io import read_graph
@@ -85,7 +85,8 @@ def stream_components(
         One of: an iterable (list, generator, ...) of chunks, each a
         ``(src, dst)`` pair, an ``(m, 2)`` or ``(2, m)`` array (a ``(2, 2)``
         array reads as ``(2, m)``), a data frame or pyarrow table with source and
-        target columns, a :class:`~concomp.Graph`, or a file path; a single such
+        target columns, a SciPy sparse adjacency matrix (its stored entries),
+        a :class:`~concomp.Graph`, or a file path; a single such
         chunk; a path to a Parquet file (read one row group at a time, needs
         ``pyarrow``: ``pip install 'concomp[io]'``); a list of file paths (each
         read with :func:`concomp.io.read_graph`, Parquet files by row group);
@@ -366,7 +367,7 @@ def _is_single_chunk(obj: Any) -> bool:
     """True for one chunk given bare: ``(src, dst)``, an ``(m, 2)`` array, a frame or table."""
     if isinstance(obj, np.ndarray) or is_cupy_array(obj) or is_torch_tensor(obj):
         return obj.ndim == 2
-    if _is_dataframe(obj) or _is_arrow_table(obj):
+    if _is_dataframe(obj) or _is_arrow_table(obj) or _is_scipy_sparse(obj):
         return True
     if isinstance(obj, (tuple, list)) and len(obj) in (2, 3):
         return _ndim(obj[0]) == 1 and _ndim(obj[1]) == 1
@@ -383,6 +384,14 @@ def _as_chunk(item: Any, label: str) -> EdgeChunk:
         return EdgeChunk(label, *item.coo(), item.num_nodes)
     if _is_dataframe(item) or _is_arrow_table(item):
         return EdgeChunk(label, *_columns(item, label))
+    if _is_scipy_sparse(item):  # its stored entries are the edges, as in as_graph
+        if len(item.shape) != 2 or item.shape[0] != item.shape[1]:
+            raise InvalidGraphError(
+                f"{label}: a sparse matrix chunk must be square (an adjacency matrix), not of "
+                f"shape {item.shape}. Fix: pass the n x n adjacency matrix."
+            )
+        coo = item.tocoo()
+        return EdgeChunk(label, coo.row, coo.col, int(item.shape[0]))
     if is_torch_tensor(item):
         item = _torch_to_array(item)
     if isinstance(item, (tuple, list)) and len(item) in (2, 3) and _ndim(item[0]) == 1:
@@ -395,7 +404,7 @@ def _as_chunk(item: Any, label: str) -> EdgeChunk:
     raise InvalidGraphError(
         f"{label}: cannot read edges from {type(item).__name__} of shape {tuple(arr.shape)}; a "
         "chunk is a (src, dst) pair, an (m, 2) or (2, m) array, a data frame or pyarrow table, "
-        "a Graph or a file path. Fix: pass one of those."
+        "a SciPy sparse adjacency matrix, a Graph or a file path. Fix: pass one of those."
     )
 
 
