@@ -14,8 +14,8 @@ Measured, median of ``--repeat`` runs after a warm-up run:
 * single process: :func:`concomp.stream_components` over the same files (row group by
   row group, CPU engine or the GPU's pinned pipeline);
 * Dask: :func:`concomp.dask.connected_components` on a local cluster of ``--workers``
-  processes with one thread each (CPU; ``memory_limit`` 4 GiB each), or one worker per
-  GPU pinned by ``CUDA_VISIBLE_DEVICES`` (GPU): wall time from the call to the NumPy
+  processes with ``--threads`` threads each (CPU; ``memory_limit`` 4 GiB each), or one
+  worker per GPU pinned by ``CUDA_VISIBLE_DEVICES`` (GPU): wall time from the call to the NumPy
   labels on the client, per-round phase times, forest bytes moved between workers
   against the ``(W - 1)(n - 1)`` bound, and each worker's peak resident memory.
 
@@ -194,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scale", type=int, default=24)
     p.add_argument("--row-group", type=float, default=4e6)
     p.add_argument("--workers", type=int, default=None, help="CPU: 2; GPU: 1 per GPU")
+    p.add_argument("--threads", type=int, default=1, help="threads per worker")
     p.add_argument("--memory-limit", default="4GiB")
     p.add_argument("--split-every", type=int, default=8)
     p.add_argument("--repeat", type=int, default=5)
@@ -237,11 +238,13 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     if args.device == "gpu":
-        cluster = local_gpu_cluster(args.workers, memory_limit=args.memory_limit)
+        cluster = local_gpu_cluster(
+            args.workers, memory_limit=args.memory_limit, nthreads=args.threads
+        )
     else:
         cluster = distributed.LocalCluster(
             n_workers=args.workers or 2,
-            threads_per_worker=1,
+            threads_per_worker=args.threads,
             processes=True,
             memory_limit=args.memory_limit,
             dashboard_address=":0",

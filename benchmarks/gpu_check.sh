@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # One command for a GPU machine, run from the repository root with the tree carried:
-#   bash benchmarks/gpu_check.sh tests   -> the GPU test suite (pytest -m gpu)
+#   bash benchmarks/gpu_check.sh tests   -> the GPU test suite (pytest -m gpu); with GPUS=0,1
+#        and pytest-xdist, JOBS workers spread over those GPUs (tests/conftest.py pins them)
+#   bash benchmarks/gpu_check.sh dask    -> concomp.dask on GPU workers against the single-GPU
+#        streamer (bench_dask.py) and, with 2 or more GPUs, the scaling run
+#        (bench_dask_multigpu.py). Dask wheels: install them first (.whl, benchmarks/README.md)
+#   bash benchmarks/gpu_check.sh first-call -> first GPU calls in fresh processes, empty and
+#        warm kernel caches (bench_first_call.py)
 #   bash benchmarks/gpu_check.sh ab OLD  -> public-call A/B of the tree OLD against src/
 #   bash benchmarks/gpu_check.sh sanitize [TOOL...] -> compute-sanitizer (memcheck, racecheck,
 #        initcheck, synccheck) over every GPU driver: benchmarks/gpu_sanitize.sh
@@ -9,16 +15,25 @@
 #        incremental streaming msf); the result file and RESULTS.md go to $OUT
 # Real graphs are read from $CONCOMP_REAL_DATA (default .carry/real); results go to $OUT.
 set -uo pipefail
-export PYTHONPATH=src PYTHONUNBUFFERED=1 CONCOMP_REAL_DATA=${CONCOMP_REAL_DATA:-.carry/real}
+export PYTHONPATH=src${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 CONCOMP_REAL_DATA=${CONCOMP_REAL_DATA:-.carry/real}
 OUT=${OUT:-benchmarks/out}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import cupy, numpy; print('cupy', cupy.__version__, 'numpy', numpy.__version__)"
 case "${1:-tests}" in
   tests)
+    JOBS=${JOBS:-1}
+    if [ -n "${GPUS:-}" ] && python3 -c "import xdist" 2>/dev/null; then
+      # one pytest, JOBS xdist workers over the GPUs named in GPUS, tests dealt one by one
+      CONCOMP_TEST_GPUS=$GPUS timeout "${LIMIT:-560}" python3 -m pytest tests -m gpu -q \
+        -p no:cacheprovider -n "$JOBS" --dist load ${PYTEST_ARGS:-} >"$OUT/gpu_tests.log" 2>&1
+      echo "pytest exit status $?"
+      grep -E "^(FAILED|ERROR)" "$OUT/gpu_tests.log" | head -30
+      tail -1 "$OUT/gpu_tests.log"
+      exit 0
+    fi
     # JOBS pytest processes share the GPU, each on every JOBS-th test file (largest first),
     # so kernel compilation and host work overlap; each prints its own summary line.
-    JOBS=${JOBS:-1}
     mapfile -t files < <(ls -S tests/test_*.py)
     for ((j = 0; j < JOBS; j++)); do
       part=()
@@ -31,6 +46,29 @@ case "${1:-tests}" in
       grep -E "^(FAILED|ERROR)" "$OUT/gpu_tests_$j.log" | head -20
       tail -1 "$OUT/gpu_tests_$j.log"
     done
+    ;;
+  dask)
+    gpus=$(python3 -c "import cupy; print(cupy.cuda.runtime.getDeviceCount())")
+    data=${DATA:-/tmp/concomp-dask-data}
+    keep='worker\(s\)|stream_components|^dask|^wrote|^error|Error'  # not Dask's own log
+    # one GPU worker against the single-GPU streamer: row groups of RG edges, T threads
+    for run in ${DASK_RUNS:-4e6:1 4e6:4 2.5e7:1 2.5e7:4}; do
+      rg=${run%:*} threads=${run#*:}
+      timeout "${LIMIT_EACH:-200}" python3 benchmarks/bench_dask.py --device gpu --workers 1 \
+        --threads "$threads" --edges 1e8 --scale 24 --row-group "$rg" --repeat 5 \
+        --data "$data/rg$rg" --out "$OUT/dask-gpu-1worker-rg$rg-t$threads.json" 2>&1 |
+        grep -E "$keep" | tail -4
+    done
+    if [ "$gpus" -ge 2 ]; then
+      scale=${SCALE:-23}
+      timeout "${LIMIT_SCALING:-300}" python3 benchmarks/bench_dask_multigpu.py --out "$OUT" \
+        --data "$data/multigpu" --scale "$scale" --weak-scale "$((scale - 1))" --repeat 5 \
+        2>&1 | grep -E "$keep" | tail -12
+    fi
+    ;;
+  first-call)
+    timeout "${LIMIT:-150}" python3 benchmarks/bench_first_call.py --device gpu \
+      --warm-repeats 5 --import-repeats 5 --out "$OUT/first-call-gpu.json" 2>&1 | tail -12
     ;;
   bench)
     shift

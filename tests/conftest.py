@@ -7,6 +7,8 @@
   without one.
 - ``real_data_dir`` is the folder of real graphs (``../shared/data/real`` or
   ``$CONCOMP_REAL_DATA``); tests that use it are skipped where it is absent.
+- ``CONCOMP_TEST_GPUS=0,1`` with pytest-xdist (``-n``) spreads the workers over those
+  GPUs: each worker sees one of them (``CUDA_VISIBLE_DEVICES``, set before CuPy loads).
 - Hypothesis profiles: ``default`` (60 examples, no deadline), ``ci`` (30
   examples, derandomised so CI runs are reproducible) and ``thorough`` (1000
   examples). Pick one with ``HYPOTHESIS_PROFILE=ci``.
@@ -18,6 +20,16 @@ import os
 from pathlib import Path
 
 import pytest
+
+
+def _pin_xdist_worker_to_a_gpu() -> None:
+    gpus = [g for g in os.environ.get("CONCOMP_TEST_GPUS", "").split(",") if g.strip()]
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # "gw0", "gw1", ...
+    if gpus and worker.startswith("gw"):
+        os.environ["CUDA_VISIBLE_DEVICES"] = gpus[int(worker[2:]) % len(gpus)].strip()
+
+
+_pin_xdist_worker_to_a_gpu()
 
 try:
     from hypothesis import HealthCheck, settings

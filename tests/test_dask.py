@@ -134,6 +134,44 @@ def test_labels_as_a_dask_array(client):
     )
 
 
+def test_sparse_ids_get_their_labels(client):
+    """Ids spread far beyond the edges take the sparse labelling; the labels still equal
+    the single machine's, also past the largest id."""
+    rng = np.random.default_rng(9)
+    src, dst = rng.integers(0, 300, 400) * 7919, rng.integers(0, 300, 400) * 7919
+    n = int(max(src.max(), dst.max())) + 50
+    want = concomp.connected_components((src, dst), num_nodes=n, device="cpu")
+    count, labels = cd.connected_components((_blocks(src, 5), _blocks(dst, 5)), n)
+    assert count == want[0]
+    np.testing.assert_array_equal(labels, want[1])
+
+
+@pytest.mark.parametrize("extra", [0, 1, 37])
+def test_dense_and_sparse_labellings_agree(monkeypatch, extra):
+    """The two forms of the final labelling number every block of vertices alike."""
+    from concomp.dask import _pieces
+
+    rng = np.random.default_rng(extra)
+    src, dst = rng.integers(0, 900, 700), rng.integers(0, 900, 700)
+    piece = _pieces.leaf(
+        (src, dst, None), part=0, label="p", key="k", num_nodes=None, kind="forest", device="cpu"
+    )
+    dense = _pieces.labeling(piece, key="l", level=1, device="cpu")
+    monkeypatch.setattr(_pieces, "DENSE_FACTOR", -(10**9))
+    sparse = _pieces.labeling(piece, key="l", level=1, device="cpu")
+    assert dense.dense is not None and sparse.dense is None
+    n = piece.max_id + 1 + extra
+    want = concomp.connected_components((src, dst), num_nodes=n, device="cpu")
+    assert dense.num_components(n) == sparse.num_components(n) == want[0]
+    for a, b in [(0, n), (0, 1), (n - 1, n), (5, 777), (piece.max_id, n), (n, n)]:
+        np.testing.assert_array_equal(
+            _pieces.label_block(dense, a, b, np.int32), want[1][a:b].astype(np.int32)
+        )
+        np.testing.assert_array_equal(
+            _pieces.label_block(sparse, a, b, np.int32), want[1][a:b].astype(np.int32)
+        )
+
+
 @pytest.mark.parametrize(
     ("values", "num_nodes", "needle"),
     [

@@ -313,3 +313,49 @@ def test_one_sided_finish_on_small_graphs(variant, device_graphs):
             assert_spanning_forest(
                 g, SpanningForest(src[ids], dst[ids], ids, g.num_nodes, forest_count)
             )
+
+
+def test_calls_from_several_threads_at_once():
+    """A Dask GPU worker with several threads runs the engine's host-data calls
+    concurrently (partition forests, merges, labels): each thread's result equals the
+    same call made alone."""
+    import threading
+
+    rng = np.random.default_rng(17)
+    jobs = []
+    for i in range(8):
+        n = 20_000 + 5_000 * i
+        m = 3 * n
+        src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+        w = rng.integers(0, 8, m).astype(np.float64)
+        jobs.append((src, dst, w, n))
+
+    def run(src, dst, w, n):
+        count, labels = concomp.connected_components((src, dst), num_nodes=n, device="gpu")
+        forest = concomp.spanning_forest((src, dst), num_nodes=n, device="gpu")
+        msf = concomp.minimum_spanning_forest((src, dst), w, device="gpu")
+        return count, np.asarray(labels), forest.num_edges, msf.total_weight, msf.edge_ids
+
+    alone = [run(*job) for job in jobs]
+    together: list = [None] * len(jobs)
+    errors: list = []
+
+    def worker(k):
+        try:
+            for _ in range(3):
+                together[k] = run(*jobs[k])
+        except Exception as exc:  # reported below, with the job
+            errors.append((k, exc))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(len(jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not errors, errors
+    for k, (want, got) in enumerate(zip(alone, together)):
+        assert want[0] == got[0], k
+        np.testing.assert_array_equal(want[1], got[1])
+        assert want[2] == got[2] == jobs[k][3] - want[0]
+        assert want[3] == got[3]
+        np.testing.assert_array_equal(np.asarray(want[4]), np.asarray(got[4]))

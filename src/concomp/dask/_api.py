@@ -193,7 +193,7 @@ def connected_components(
         columns=(source, target, None),
         stats=stats,
     )
-    count = n - int(lab.nonmin.shape[0])
+    count = lab.num_components(n)
     if not return_labels:
         return count
     dtype = np.int32 if n <= _INT32_MAX else np.int64

@@ -23,7 +23,7 @@ from dask.sizeof import sizeof
 
 from .._arrays import to_numpy
 from .._checks import MAX_NODES
-from ..components import component_roots
+from ..components import component_roots, connected_components
 from ..errors import ConcompError, InvalidGraphError
 from ..forest import spanning_forest
 from ..msf import minimum_spanning_forest
@@ -71,8 +71,14 @@ class Piece:
 
 @dataclass
 class Labeling:
-    """Enough to label every vertex: the forest's vertices, their component minima,
-    and the sorted vertices that are not the minimum of their component."""
+    """Enough to label every vertex.
+
+    Dense ids (the largest id within :data:`DENSE_FACTOR` of the forest's endpoints):
+    ``dense`` holds the canonical labels of vertices ``0 .. max_id`` and ``dense_count``
+    their number of components; vertices above ``max_id`` are components of their own.
+    Sparse ids: the forest's sorted vertices ``verts``, their component minima ``roots``
+    and the sorted vertices that are not the minimum of their component, ``nonmin``.
+    """
 
     verts: np.ndarray
     roots: np.ndarray
@@ -81,6 +87,14 @@ class Labeling:
     sizes: dict[int, int]
     records: list[tuple]
     error: ConcompError | None = None
+    dense: np.ndarray | None = None
+    dense_count: int = 0
+
+    def num_components(self, n: int) -> int:
+        """Components among vertices ``0 .. n - 1`` (``n > max_id``)."""
+        if self.dense is not None:
+            return self.dense_count + n - int(self.dense.shape[0])
+        return n - int(self.nonmin.shape[0])
 
 
 def _piece_nbytes(p: Piece) -> int:
@@ -89,7 +103,10 @@ def _piece_nbytes(p: Piece) -> int:
 
 
 def _labeling_nbytes(p: Labeling) -> int:
-    return int(p.verts.nbytes + p.roots.nbytes + p.nonmin.nbytes) + 64 * len(p.records) + 256
+    dense = int(p.dense.nbytes) if p.dense is not None else 0
+    return (
+        int(p.verts.nbytes + p.roots.nbytes + p.nonmin.nbytes) + dense + 64 * len(p.records) + 256
+    )
 
 
 sizeof.register(Piece)(_piece_nbytes)
@@ -276,12 +293,23 @@ def merge(*pieces: Piece, key: str, level: int, kind: str, device: str, maximum:
 
 
 def labeling(piece: Piece, *, key: str, level: int, device: str) -> Labeling:
-    """Component minima of the final forest's vertices (its one more local run)."""
+    """The final forest's components (its one more local run): canonical labels of
+    every vertex up to the largest id when ids are dense, else the component minima of
+    the forest's vertices."""
     start = time.time()
+    z = np.zeros(0, np.int64)
     if piece.error is not None:
-        z = np.zeros(0, np.int64)
         return Labeling(z, z, z, piece.max_id, piece.sizes, piece.records, piece.error)
     m = piece.num_edges
+    k = piece.max_id + 1
+    if k <= DENSE_FACTOR * 2 * m + 1024:  # one engine run numbers every vertex 0 .. max_id
+        count, dense = connected_components(
+            (piece.src, piece.dst), num_nodes=k, device=device, renumber=False
+        )
+        records = [*piece.records, (key, level, start, time.time(), _worker(), m, m)]
+        out = Labeling(z, z, z, piece.max_id, piece.sizes, records)
+        out.dense, out.dense_count = to_numpy(dense), int(count)
+        return out
     verts, inverse = np.unique(np.concatenate([piece.src, piece.dst]), return_inverse=True)
     if m:
         local = component_roots(
@@ -298,9 +326,17 @@ def labeling(piece: Piece, *, key: str, level: int, device: str) -> Labeling:
 def label_block(lab: Labeling, start: int, stop: int, dtype: Any) -> np.ndarray:
     """Canonical (SciPy-numbered) labels of vertices ``start .. stop - 1``.
 
-    A vertex's component is numbered by how many components have a smaller minimum:
-    ``r - #(non-minimum vertices below r)`` for its component minimum ``r``.
+    Dense: the engine's labels, then one new component per vertex above ``max_id``.
+    Sparse: a vertex's component is numbered by how many components have a smaller
+    minimum, ``r - #(non-minimum vertices below r)`` for its component minimum ``r``.
     """
+    if lab.dense is not None:
+        k = int(lab.dense.shape[0])
+        out = np.empty(stop - start, dtype)
+        mid = min(max(start, k), stop)  # labels below `mid` come from the engine
+        out[: mid - start] = lab.dense[start:mid]
+        out[mid - start :] = np.arange(mid - k + lab.dense_count, stop - k + lab.dense_count)
+        return out
     v = np.arange(start, stop, dtype=np.int64)
     pos = np.searchsorted(lab.verts, v)
     found = pos < lab.verts.shape[0]
