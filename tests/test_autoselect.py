@@ -51,3 +51,24 @@ def test_choice_is_cached_on_the_graph(large):
     assert autoselect.choose(g, large) is first
     assert autoselect.choose(g, Options(auto_small_entries=0)) is first  # equal options
     assert str(autoselect.choose(g, DEFAULTS)) == "none-rem_cas-splice-coo"  # not the cache
+
+
+def test_edge_lists_whose_csr_would_not_fit_take_the_coo_finish(large, monkeypatch):
+    """Building the symmetric CSR (a sort of every entry) must fit half the free device
+    memory; an edge list beyond that runs the unsampled COO finish, which needs none."""
+    src, dst = concomp.generators.rmat(14, 16, seed=3).coo()
+    g = concomp.as_graph((src, dst))  # an edge list: no CSR yet
+    need = autoselect.csr_build_bytes(g)
+    assert need > 2 * g.num_edges * 40
+    monkeypatch.setattr(autoselect, "_device_free", lambda graph: 2 * need)
+    assert str(autoselect.choose(g, large)) == "hb3-rem_cas-splice-csr"
+    g2 = concomp.as_graph((src, dst))
+    monkeypatch.setattr(autoselect, "_device_free", lambda graph: 2 * need - 1)
+    assert str(autoselect.choose(g2, large)) == "none-rem_cas-splice-coo"
+    g2.undirected_csr()  # a graph that holds its CSR costs nothing more
+    assert autoselect.csr_build_bytes(g2) == 0
+
+
+def test_host_graphs_ignore_device_memory():
+    g = concomp.generators.rmat(10, 8, seed=1)
+    assert autoselect._device_free(g) is None

@@ -128,3 +128,39 @@ def test_incremental_growth_holds_exactly_the_ids_where_doubling_would_not_fit(
     with pytest.raises(InvalidGraphError, match=r"vertex id 2001 needs state for 2002 vertices"):
         ic.insert([0], [2001])
     assert ic.capacity == 2001 and ic.num_components == 1999  # the refused batch changed nothing
+
+
+def _fake_cupy(monkeypatch) -> type:
+    """A stand-in ``cupy`` with the three names the memory guard reads."""
+    import sys
+    import types
+
+    class OutOfMemoryError(MemoryError):
+        pass
+
+    pool = types.SimpleNamespace(free_all_blocks=lambda: None)
+    fake = types.SimpleNamespace(
+        cuda=types.SimpleNamespace(
+            memory=types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError),
+            runtime=types.SimpleNamespace(memGetInfo=lambda: (3 * GIB, 80 * GIB)),
+        ),
+        get_default_memory_pool=lambda: pool,
+    )
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    return OutOfMemoryError
+
+
+def test_memory_guard_turns_cupy_and_thrust_failures_into_device_memory_errors(monkeypatch):
+    """CuPy's allocator and Thrust's sorts (a MemoryError naming std::bad_alloc) both
+    fail as DeviceMemoryError with the sizes; any other MemoryError passes unchanged."""
+    from concomp._gpu._compat import out_of_memory_guard
+
+    oom = _fake_cupy(monkeypatch)
+    for exc in (oom("cupy pool"), MemoryError("std::bad_alloc: cudaErrorMemoryAllocation")):
+        with pytest.raises(DeviceMemoryError, match=r"needs about 2\.00 GiB.*3\.00 GiB of 80"):
+            with out_of_memory_guard("the symmetric CSR of G", 2 * GIB):
+                raise exc
+    with pytest.raises(MemoryError, match="host arrays") as info:
+        with out_of_memory_guard("x"):
+            raise MemoryError("host arrays")
+    assert not isinstance(info.value, DeviceMemoryError)

@@ -19,6 +19,7 @@ __all__ = [
     "cupyx_module",
     "device_info",
     "device_total_bytes",
+    "free_device_bytes",
     "gpu_status",
     "out_of_memory_guard",
 ]
@@ -98,6 +99,12 @@ def _free_bytes() -> int | None:
         return None
 
 
+def free_device_bytes() -> int | None:
+    """Free memory of the current device in bytes, counting what CuPy's pool holds
+    unused (None if the driver cannot say)."""
+    return _free_bytes()
+
+
 def check_device_fits(
     what: str | Callable[[], str],
     nbytes: int,
@@ -166,7 +173,10 @@ class out_of_memory_guard:
             return False
         import cupy
 
-        if issubclass(exc_type, cupy.cuda.memory.OutOfMemoryError):
+        # CuPy's allocator raises OutOfMemoryError; Thrust's sorts (argsort, unique)
+        # raise a MemoryError naming std::bad_alloc when their buffers do not fit
+        thrust = issubclass(exc_type, MemoryError) and "bad_alloc" in str(exc)
+        if issubclass(exc_type, cupy.cuda.memory.OutOfMemoryError) or thrust:
             cupy.get_default_memory_pool().free_all_blocks()
             free, total = cupy.cuda.runtime.memGetInfo()
             need = f"about {self.needed / 2**30:.2f} GiB" if self.needed else "more memory"

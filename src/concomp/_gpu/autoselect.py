@@ -9,6 +9,10 @@ measures every rule and variant on the benchmark suite, results in
 - Graphs with fewer CSR entries than ``Options.auto_small_entries`` run the
   unsampled COO finish: their runs are bound by launches, and one edge-parallel
   pass is the fewest.
+- Edge lists whose symmetric CSR would take more than :data:`CSR_FREE_SHARE` of the
+  device memory free now to build (:func:`csr_build_bytes`) run the unsampled COO
+  finish too: it reads the edges as they are, while every sampler and the CSR
+  finish need the CSR, whose sort would otherwise exhaust the device.
 - Graphs of average degree below :data:`LOW_DEGREE` (road networks, sparse
   meshes) run the unsampled CSR finish: sampling inspects most of their edges
   anyway (GConn, Fig. 5).
@@ -40,6 +44,37 @@ MESH_DEGREE = 7.0
 #: (uniform random graphs sit near 1/sqrt(mean degree), R-MAT graphs well above 1).
 SKEWED_CV = 1.0
 DEGREE_SAMPLES = 4096
+#: Share of the free device memory that building a symmetric CSR may take.
+CSR_FREE_SHARE = 0.5
+
+
+def csr_build_bytes(graph: Graph) -> int:
+    """Peak device bytes of building ``graph``'s symmetric CSR (0 when it holds one).
+
+    The doubled sources, targets and edge ids, the stable sort's order (64-bit) and
+    the radix passes' double buffers of keys and order, then the row pointer and the
+    counts.
+
+    Examples
+    --------
+    >>> import numpy as np, concomp
+    >>> g = concomp.as_graph((np.array([0, 1]), np.array([1, 2])))
+    >>> csr_build_bytes(g)  # 4 entries of 44 bytes, 3 vertices of 12
+    212
+    """
+    if graph._ucsr is not None or (graph.symmetric and graph._indptr is not None):
+        return 0
+    it = graph.index_dtype.itemsize
+    return 2 * graph.num_edges * (5 * it + 24) + graph.num_nodes * (it + 8)
+
+
+def _device_free(graph: Graph) -> int | None:
+    """Free device memory for a device graph (None for a host graph)."""
+    if graph.device != "gpu":
+        return None
+    from ._compat import free_device_bytes
+
+    return free_device_bytes()
 
 
 def degree_cv(graph: Graph) -> float:
@@ -76,6 +111,9 @@ def _choose(graph: Graph, options: Options) -> Variant:
     n = max(graph.num_nodes, 1)
     entries = graph.num_edges if graph.symmetric else 2 * graph.num_edges
     if entries < options.auto_small_entries:
+        return Variant.parse("none-rem_cas-splice-coo")
+    free = _device_free(graph)
+    if free is not None and csr_build_bytes(graph) > CSR_FREE_SHARE * free:
         return Variant.parse("none-rem_cas-splice-coo")
     if entries / n < LOW_DEGREE:
         return Variant.parse("none-rem_cas-splice-csr")

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..graph import Graph
-from ._compat import cupy_or_raise
+from ._compat import cupy_or_raise, out_of_memory_guard
 from ._compile import get_kernel
 from .kernels import BLOCK, grid_for
 
@@ -70,7 +70,8 @@ def probe(
     out = cp.zeros(6, dtype=np.float64)
     n, m = graph.num_nodes, graph.num_edges
     if degrees and n:
-        indptr = _wide(graph.undirected_rows()[0])
+        with out_of_memory_guard(f"the symmetric CSR of {graph!r}"):
+            indptr = _wide(graph.undirected_rows()[0])
         step = max(1, n // degree_samples)
         name = f"probe_degrees<{_CTYPES[indptr.dtype]}>"
         samples = -(-n // step)
