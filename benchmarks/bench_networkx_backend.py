@@ -20,7 +20,11 @@ Per graph and function, each timed with ``time.perf_counter`` as the median of
 - ``backend_cached``: the same call again, the conversion served from the cache:
   conversion excluded (NetworkX's dispatch overhead and the result's Python objects
   included);
-- ``convert``: ``concomp.nx.from_networkx`` alone.
+- ``convert``: ``concomp.nx.from_networkx`` alone;
+- ``read_floor``: reading every adjacency entry of the NetworkX graph into a Python
+  list (``list(chain.from_iterable(G._adj.values()))``), the least any conversion
+  does; ``networkx / read_floor`` bounds the speedup a backend can reach with the
+  conversion included (``speedup_bound_total``).
 
 Results check equal (the components as a list of sets, the tree's edges). The JSON
 holds the machine, the commit and every median; the table prints speedups.
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
 import json
 import os
 import platform
@@ -105,6 +110,11 @@ def bench_function(name: str, G: Any, repeats: int, device: str) -> dict:
             lambda: None,
         ),
     }
+    adj = G._adj
+    row["read_floor_s"] = median_time(
+        lambda: list(itertools.chain.from_iterable(adj.values())), repeats, lambda: None
+    )
+    row["speedup_bound_total"] = row["networkx_s"] / row["read_floor_s"]
     clear()
     run_backend()  # fills the cache
     row["backend_cached_s"] = median_time(run_backend, repeats, lambda: None)
@@ -180,7 +190,9 @@ def main() -> None:
                 f"{name:32s} m={row['edges']:>10,}  networkx {row['networkx_s'] * 1e3:9.1f} ms"
                 f"  backend {row['backend_total_s'] * 1e3:8.1f} ms (x{row['speedup_total']:6.1f})"
                 f"  cached {row['backend_cached_s'] * 1e3:8.1f} ms (x{row['speedup_cached']:7.1f})"
-                f"  convert {row['convert_s'] * 1e3:8.1f} ms",
+                f"  convert {row['convert_s'] * 1e3:8.1f} ms"
+                f"  read floor {row['read_floor_s'] * 1e3:7.1f} ms"
+                f" (bound x{row['speedup_bound_total']:5.1f})",
                 flush=True,
             )
         del G, D
