@@ -61,9 +61,9 @@ def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tup
         serial = str(variant.compress) in row.unsafe_concurrent_forest
         run = UnionFindRun(graph, variant, options, record=True)
         with one_thread() if serial else contextlib.nullcontext():
-            roots = run.execute()
-        hook = run.hook
-    else:
-        roots, hook = run_family(graph, variant, options, record=True)
+            run.execute(roots=False)  # the hooks are the forest: no pass over the roots
+        ids = np.sort(run.hook[run.hook >= 0])
+        return ids, n - int(ids.shape[0])  # one hook per link: n - c edges
+    roots, hook = run_family(graph, variant, options, record=True)
     count = int(np.count_nonzero(roots == np.arange(n, dtype=roots.dtype)))
     return np.sort(hook[hook >= 0]), count

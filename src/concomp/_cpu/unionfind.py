@@ -314,8 +314,10 @@ class UnionFindRun:
             rename_to_min(self.p)
         return self.p
 
-    def execute(self) -> np.ndarray:
-        """Every phase (on one thread for a graph below ``options.parallel_min_edges``)."""
+    def execute(self, roots: bool = True) -> np.ndarray:
+        """Every phase (on one thread for a graph below ``options.parallel_min_edges``);
+        the roots, or with ``roots=False`` the parents as the unions left them (a forest
+        run needs only its hooks)."""
         if self.n == 0:
             return self.p
         with threads_for(self.g, self.options):
@@ -323,4 +325,4 @@ class UnionFindRun:
                 self.finish(0, -1)
             else:
                 self.finish(*self.sample())
-            return self.roots()
+            return self.roots() if roots else self.p

@@ -39,6 +39,12 @@ On several machines start one ``dask worker`` per GPU with its own environment, 
 ``CUDA_VISIBLE_DEVICES=0 dask worker tcp://scheduler:8786 --nthreads 1`` and
 ``CUDA_VISIBLE_DEVICES=1 dask worker ... --nthreads 1`` on each machine.
 
+A GPU worker runs one task at a time by default. With many partitions, more threads
+per worker (``local_gpu_cluster(nthreads=4)``, ``dask worker --nthreads 4``) read and
+check the next partitions on the host while the GPU reduces one: the engine's calls
+may run from several threads at once. They also hold several partitions on the GPU at
+once, so leave one thread where a partition needs most of the device.
+
 Examples
 --------
 >>> import dask, dask.array as da, numpy as np

@@ -55,7 +55,9 @@ def local_gpu_cluster(gpus: Any = None, **worker_options: Any) -> Any:
 
     Each worker process sees only its own GPU (``CUDA_VISIBLE_DEVICES``), so
     ``device="gpu"`` (or ``"auto"``) runs each partition on that worker's GPU. No
-    dask-cuda is needed. ``worker_options`` go to each ``Nanny`` (``memory_limit``, ...).
+    dask-cuda is needed. ``worker_options`` go to each ``Nanny`` (``memory_limit``,
+    ``nthreads``: one by default; more let a worker read and check partitions on the host
+    while its GPU reduces another, see "GPU workers" in :mod:`concomp.dask`).
 
     Examples
     --------
