@@ -9,17 +9,15 @@ its size), which is what the input GB/s of the table divide by the median.
 it measures the peak resident memory during one call over the resident memory before
 it, after a warm-up call on a tiny graph of the same kind and device, which loads the
 compiled functions and, for the GPU, creates the CUDA context and its kernels, so that
-their host memory is in the baseline and not counted as the call's. The peak is
-``VmHWM`` of ``/proc/self/status``, reset to the current resident size just before the
-call through ``/proc/self/clear_refs`` (Linux; without that reset, the peak since the
-process started). ``ru_maxrss`` is not used: Linux carries the parent's peak into a
-child across ``exec``, so a child of a large benchmark process reports the parent's size.
+their host memory is in the baseline and not counted as the call's. The peak is read as
+:func:`concomp.bench.memory.peak_added` reads it (``VmHWM`` after a reset, else sampled).
+``ru_maxrss`` is not used: Linux carries the parent's peak into a child across ``exec``,
+so a child of a large benchmark process reports the parent's size.
 """
 
 from __future__ import annotations
 
 import gc
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,7 @@ from scipy.sparse.csgraph import connected_components as scipy_cc
 
 import concomp
 from concomp.bench.host_input import SCIPY_KEY
+from concomp.bench.memory import peak_added
 
 
 def _pair(s, d, n, folder):
@@ -110,22 +109,6 @@ KINDS: dict[str, Callable[..., tuple[Any, int]]] = {
 }
 
 
-def _status_bytes(field: str) -> int:
-    text = Path("/proc/self/status").read_text()
-    match = re.search(rf"^{field}:\s+(\d+) kB", text, re.M)
-    if match is None:
-        raise RuntimeError(f"/proc/self/status has no {field} line")
-    return int(match.group(1)) * 1024
-
-
-def _reset_peak() -> bool:
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        return False
-    return True
-
-
 def _call(kind: str, device: str) -> Callable[[Any, int], Any]:
     if kind == SCIPY_KEY:
         return lambda graph, n: scipy_cc(graph, directed=False)
@@ -153,15 +136,10 @@ def memory_probe(kind: str, device: str, folder: Path, n: int) -> dict[str, Any]
     graph = build(s, d, n, folder)[0]
     del s, d  # the NumPy pair keeps them through `graph`
     gc.collect()
-    reset = _reset_peak() and _status_bytes("VmHWM") <= _status_bytes("VmRSS") * 1.01
-    base = _status_bytes("VmRSS")
-    if reset:
-        out = call(graph, n)
-        peak = _status_bytes("VmHWM")
-        method = "VmHWM after clear_refs"
-    else:  # no peak reset (some kernels, gVisor): sample the resident size during the call
-        out, peak = _sampled(lambda: call(graph, n))
-        method = "VmRSS sampled every millisecond"
+    out, mem = peak_added(lambda: call(graph, n))
+    if mem is None:
+        raise RuntimeError("no /proc/self/status here: host memory cannot be read")
+    base, peak, method = mem["baseline_bytes"], mem["peak_bytes"], mem["method"]
     return {
         "count": int(out[0]),
         "baseline_bytes": base,
@@ -169,26 +147,3 @@ def memory_probe(kind: str, device: str, folder: Path, n: int) -> dict[str, Any]
         "added_bytes": peak - base,
         "method": method,
     }
-
-
-def _sampled(fn: Callable[[], Any]) -> tuple[Any, int]:
-    """``fn()`` and the largest resident size seen by a thread reading it every ms."""
-    import threading
-    import time
-
-    peak = [_status_bytes("VmRSS")]
-    done = threading.Event()
-
-    def watch() -> None:
-        while not done.is_set():
-            peak[0] = max(peak[0], _status_bytes("VmRSS"))
-            time.sleep(0.001)
-
-    t = threading.Thread(target=watch, daemon=True)
-    t.start()
-    try:
-        out = fn()
-    finally:
-        done.set()
-        t.join()
-    return out, max(peak[0], _status_bytes("VmRSS"))

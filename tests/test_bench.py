@@ -195,6 +195,23 @@ def test_quick_run_writes_one_file_with_everything(quick_run):
                 assert len(t["times_ms"]) == 5 and t["min_ms"] <= t["median_ms"] <= t["max_ms"]
     systems = {r["system"] for r in doc["rows"] if r["problem"] == "cc"}
     assert {"concomp", "scipy", "networkx"} <= systems
+    assert doc["machine"]["numba_threads"] >= 1
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc (Linux)")
+def test_quick_run_reports_host_memory_of_concomp_and_scipy(quick_run):
+    """The cc rows of concomp's public call and of SciPy carry the host bytes one call
+    adds at its peak, in all and per CSR entry."""
+    _, doc = quick_run
+    for graph in QUICK_GRAPHS:
+        for system, mode in (("concomp", "prebuilt"), ("scipy", "peer")):
+            (r,) = [x for x in doc["rows"] if (x["problem"], x["graph"], x["system"], x["mode"])
+                    == ("cc", graph, system, mode)]  # fmt: skip
+            mem = r["memory"]
+            assert mem["peak_added_bytes"] >= 0 and mem["memory_method"]
+            assert mem["peak_bytes_per_entry"] * 2 * doc["graphs"][graph]["stats"]["m"] == (
+                pytest.approx(mem["peak_added_bytes"])
+            )
 
 
 def test_checkpoints_leave_every_finished_graph(tmp_path):

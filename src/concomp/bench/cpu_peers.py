@@ -16,9 +16,19 @@ from typing import Any
 
 import numpy as np
 
+from .memory import peak_added
 from .timing import Timing, measure
 
-__all__ = ["NETWORKX_MAX_EDGES", "cc_peers", "forest_peers", "msf_peers", "scc_peers", "installed"]
+__all__ = [
+    "NETWORKX_MAX_EDGES",
+    "cc_peers",
+    "forest_peers",
+    "msf_peers",
+    "scc_peers",
+    "installed",
+    "peak_memory",
+    "scipy_cc_memory",
+]
 
 #: NetworkX builds Python objects per edge: beyond this it would dominate the run.
 NETWORKX_MAX_EDGES = 2_000_000
@@ -72,6 +82,29 @@ def _networkit(n: int, u: np.ndarray, v: np.ndarray) -> Any:
         weighted=False,
         directed=False,
     )
+
+
+def peak_memory(fn: Callable[[], Any], entries: int) -> dict[str, Any]:
+    """The host bytes one call of ``fn`` adds at its peak, in all and per CSR entry
+    (:func:`concomp.bench.memory.peak_added`; empty where it cannot be read)."""
+    _, mem = peak_added(fn)
+    if mem is None:
+        return {}
+    added = mem["added_bytes"]
+    return {
+        "peak_added_bytes": added,
+        "peak_bytes_per_entry": added / max(entries, 1),
+        "memory_method": mem["method"],
+    }
+
+
+def scipy_cc_memory(indptr: np.ndarray, indices: np.ndarray, n: int) -> dict[str, Any]:
+    """:func:`peak_memory` of SciPy's connected components on the symmetric CSR, called
+    as :func:`cc_peers` times it."""
+    from scipy.sparse.csgraph import connected_components
+
+    a = _scipy_matrix(indptr, indices, n)
+    return peak_memory(lambda: connected_components(a, directed=True, connection="weak"), a.nnz)
 
 
 def _run(fn: Callable[[], Any], reps: int, result: Callable[[Any], dict]) -> tuple[Timing, dict]:

@@ -82,6 +82,15 @@ def _memory_bytes() -> int | None:
     return None
 
 
+def _numba_threads() -> int | None:
+    """Threads the CPU engine's parallel kernels use (``NUMBA_NUM_THREADS``)."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    return int(numba.get_num_threads())
+
+
 def machine(device: str) -> dict[str, Any]:
     """CPU model, cores, memory and, for GPU runs, the GPU and its driver."""
     out: dict[str, Any] = {
@@ -89,6 +98,7 @@ def machine(device: str) -> dict[str, Any]:
         "cores": os.cpu_count(),
         "memory_bytes": _memory_bytes(),
         "platform": platform.platform(),
+        "numba_threads": _numba_threads(),
     }
     if device == "gpu":
         from .._gpu._compat import cupy_or_raise, device_info

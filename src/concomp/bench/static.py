@@ -61,6 +61,16 @@ def run_cc(case: Case, s: Settings) -> Rows:
         from .cpu_peers import cc_peers
 
         rows += peer_rows(cc_peers(*case.host_csr, g.num_nodes, s.reps))
+    if dev == "cpu":  # host memory: the call a user makes (labels included), and SciPy's
+        from .cpu_peers import peak_memory, scipy_cc_memory
+
+        entries = int(g.csr()[1].shape[0])
+        rows[0]["memory"] = peak_memory(
+            lambda: connected_components(g, device=dev, algorithm=algo), entries
+        )
+        for r in rows:
+            if r["system"] == "scipy":
+                r["memory"] = scipy_cc_memory(*case.host_csr, g.num_nodes)
     return rows + gpu_peer_rows("cc", case, s)
 
 
