@@ -3,9 +3,10 @@
 The peak is ``VmHWM`` after ``/proc/self/clear_refs`` reset it to the resident size
 just before the call. Free heap memory is handed back to the system first (glibc's
 ``malloc_trim``): after earlier calls, glibc keeps freed blocks of up to 32 MiB resident,
-and a call served from them would add nothing to the resident size. Where that reset is refused or has no effect (some kernels,
-gVisor), a thread samples ``VmRSS`` every millisecond during the call instead, which
-can miss a peak shorter than that. Elsewhere (no ``/proc``) nothing is measured.
+and a call served from them would add nothing to the resident size. Where the reset is
+refused or has no effect (some kernels, gVisor), a thread samples ``VmRSS`` every
+millisecond during the call instead, which can miss a peak shorter than that. Elsewhere
+(no ``/proc``) nothing is measured.
 """
 
 from __future__ import annotations
