@@ -281,3 +281,17 @@ def test_bad_arguments(client):
         cd.minimum_spanning_forest((s, s))
     with pytest.raises(InvalidGraphError, match="edge collection"):
         cd.connected_components(42)
+
+
+def test_string_ids_are_refused_naming_the_partition():
+    """String ids need one numbering across partitions: the call says which partition
+    holds them and how to fix it (the ids guide points to integer codes)."""
+    import dask
+    import pandas as pd
+
+    frame = dd.from_pandas(
+        pd.DataFrame({"src": ["a", "b", "c", "d"], "dst": ["b", "c", "a", "e"]}), npartitions=2
+    )
+    with dask.config.set(scheduler="synchronous"), pytest.raises(InvalidGraphError) as info:
+        cd.connected_components(frame, device="cpu")
+    assert str(info.value).startswith("partition 0") and "integers" in str(info.value)
