@@ -52,7 +52,7 @@ case "${1:-tests}" in
     data=${DATA:-/tmp/concomp-dask-data}
     keep='worker\(s\)|stream_components|^dask|^wrote|^error|Error'  # not Dask's own log
     # one GPU worker against the single-GPU streamer: row groups of RG edges, T threads
-    for run in ${DASK_RUNS:-4e6:1 4e6:4 2.5e7:1 2.5e7:4}; do
+    for run in ${DASK_RUNS-4e6:1 4e6:4 2.5e7:1 2.5e7:4}; do  # DASK_RUNS="": none
       rg=${run%:*} threads=${run#*:}
       timeout "${LIMIT_EACH:-200}" python3 benchmarks/bench_dask.py --device gpu --workers 1 \
         --threads "$threads" --edges 1e8 --scale 24 --row-group "$rg" --repeat 5 \
