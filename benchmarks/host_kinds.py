@@ -139,11 +139,4 @@ def memory_probe(kind: str, device: str, folder: Path, n: int) -> dict[str, Any]
     out, mem = peak_added(lambda: call(graph, n))
     if mem is None:
         raise RuntimeError("no /proc/self/status here: host memory cannot be read")
-    base, peak, method = mem["baseline_bytes"], mem["peak_bytes"], mem["method"]
-    return {
-        "count": int(out[0]),
-        "baseline_bytes": base,
-        "peak_bytes": peak,
-        "added_bytes": peak - base,
-        "method": method,
-    }
+    return {"count": int(out[0]), **mem}

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .memory import peak_added
+from .memory import peak_memory
 from .timing import Timing, measure
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "msf_peers",
     "scc_peers",
     "installed",
-    "peak_memory",
     "scipy_cc_memory",
 ]
 
@@ -82,20 +81,6 @@ def _networkit(n: int, u: np.ndarray, v: np.ndarray) -> Any:
         weighted=False,
         directed=False,
     )
-
-
-def peak_memory(fn: Callable[[], Any], entries: int) -> dict[str, Any]:
-    """The host bytes one call of ``fn`` adds at its peak, in all and per CSR entry
-    (:func:`concomp.bench.memory.peak_added`; empty where it cannot be read)."""
-    _, mem = peak_added(fn)
-    if mem is None:
-        return {}
-    added = mem["added_bytes"]
-    return {
-        "peak_added_bytes": added,
-        "peak_bytes_per_entry": added / max(entries, 1),
-        "memory_method": mem["method"],
-    }
 
 
 def scipy_cc_memory(indptr: np.ndarray, indices: np.ndarray, n: int) -> dict[str, Any]:

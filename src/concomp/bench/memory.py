@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PeakMemory", "peak_added", "status_bytes"]
+__all__ = ["PeakMemory", "peak_added", "peak_memory", "status_bytes"]
 
 _STATUS = Path("/proc/self/status")
 
@@ -107,3 +107,17 @@ def peak_added(fn: Callable[[], Any]) -> tuple[Any, PeakMemory | None]:
     return out, PeakMemory(
         baseline_bytes=base, peak_bytes=peak, added_bytes=max(peak - base, 0), method=method
     )
+
+
+def peak_memory(fn: Callable[[], Any], entries: int) -> dict[str, Any]:
+    """The host bytes one call of ``fn`` adds at its peak, in all and per CSR entry
+    (:func:`peak_added`; empty where it cannot be read)."""
+    _, mem = peak_added(fn)
+    if mem is None:
+        return {}
+    added = mem["added_bytes"]
+    return {
+        "peak_added_bytes": added,
+        "peak_bytes_per_entry": added / max(entries, 1),
+        "memory_method": mem["method"],
+    }

@@ -62,7 +62,8 @@ def run_cc(case: Case, s: Settings) -> Rows:
 
         rows += peer_rows(cc_peers(*case.host_csr, g.num_nodes, s.reps))
     if dev == "cpu":  # host memory: the call a user makes (labels included), and SciPy's
-        from .cpu_peers import peak_memory, scipy_cc_memory
+        from .cpu_peers import scipy_cc_memory
+        from .memory import peak_memory
 
         entries = int(g.csr()[1].shape[0])
         rows[0]["memory"] = peak_memory(
