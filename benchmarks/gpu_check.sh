@@ -4,7 +4,8 @@
 #        and pytest-xdist, JOBS workers spread over those GPUs (tests/conftest.py pins them)
 #   bash benchmarks/gpu_check.sh dask    -> concomp.dask on GPU workers against the single-GPU
 #        streamer (bench_dask.py) and, with 2 or more GPUs, the scaling run
-#        (bench_dask_multigpu.py). Dask wheels: install them first (.whl, benchmarks/README.md)
+#        (bench_dask_multigpu.py; SCALE, PARTS=strong|weak). Dask wheels: install them first
+#        (.whl, benchmarks/README.md)
 #   bash benchmarks/gpu_check.sh first-call -> first GPU calls in fresh processes, empty and
 #        warm kernel caches (bench_first_call.py)
 #   bash benchmarks/gpu_check.sh ab OLD  -> public-call A/B of the tree OLD against src/
@@ -63,7 +64,7 @@ case "${1:-tests}" in
       scale=${SCALE:-23}
       timeout "${LIMIT_SCALING:-300}" python3 benchmarks/bench_dask_multigpu.py --out "$OUT" \
         --data "$data/multigpu" --scale "$scale" --weak-scale "$((scale - 1))" --repeat 5 \
-        2>&1 | grep -E "$keep" | tail -12
+        --parts "${PARTS:-strong,weak}" 2>&1 | grep -E "$keep" | tail -12
     fi
     ;;
   first-call)

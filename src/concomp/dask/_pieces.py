@@ -1,9 +1,11 @@
 """What runs inside the tasks: a partition's forest, a merge of forests, the label structure.
 
-Everything here takes and returns NumPy arrays and calls the public single-machine API
+Pieces travel as NumPy arrays; each task calls the public single-machine API
 (:func:`concomp.spanning_forest`, :func:`concomp.minimum_spanning_forest`,
-:func:`concomp.components.component_roots`), which picks the engine of the worker it
-runs on (the GPU on a GPU worker).
+:func:`concomp.connected_components`) on the engine it resolves to, as the public call on
+host data of that many edges would (the GPU on a GPU worker). On the GPU a task moves
+its edges to the device once and does everything there (id checks, relabelling, the
+forest, the gather of the forest's edges): only the forest comes back to the host.
 
 Edge ids travel as packed keys ``partition << KEY_BITS | position``: their order is the
 order of the edges in the whole collection, so the minimum spanning forest's tie rule
@@ -21,11 +23,13 @@ from typing import Any
 import numpy as np
 from dask.sizeof import sizeof
 
-from .._arrays import to_numpy
+from .._arrays import get_xp, is_cupy_array, to_device, to_numpy
 from .._checks import MAX_NODES
+from .._dispatch import GPU_MIN_EDGES, resolve_device
 from ..components import component_roots, connected_components
 from ..errors import ConcompError, InvalidGraphError
 from ..forest import spanning_forest
+from ..msf import GPU_MIN_EDGES as MSF_GPU_MIN_EDGES
 from ..msf import minimum_spanning_forest
 from ..streaming import EdgeChunk, chunk_ids, range_check
 
@@ -137,29 +141,51 @@ def _empty(weighted: bool) -> Piece:
     return Piece(z, z, z, np.zeros(0) if weighted else None, -1, {})
 
 
+def _engine(device: str, kind: str, m: int, on_gpu: bool, what: str) -> str:
+    """``"cpu"`` or ``"gpu"`` for a task of ``m`` edges, as the public call would pick."""
+    return resolve_device(
+        device,
+        data_device="gpu" if on_gpu else "cpu",
+        num_edges=m,
+        min_edges=MSF_GPU_MIN_EDGES if kind == "msf" else GPU_MIN_EDGES,
+        what=what,
+    )
+
+
+def _on(dev: str, a: Any) -> Any:
+    """``a`` on the engine's device (None stays None)."""
+    if a is None:
+        return None
+    return to_device(a) if dev == "gpu" else to_numpy(a)
+
+
 def _local_forest(
-    src: np.ndarray,
-    dst: np.ndarray,
-    weights: np.ndarray | None,
+    src: Any,
+    dst: Any,
+    weights: Any,
     kind: str,
     device: str,
     maximum: bool,
-) -> np.ndarray:
+    hi: int,
+) -> Any:
     """Ascending positions of a spanning forest (``kind="forest"``) or of the minimum
-    spanning forest (``kind="msf"``) of the edges given."""
+    spanning forest (``kind="msf"``) of the edges given, on their device (``device`` is
+    the resolved engine; ``hi`` bounds the ids)."""
+    xp = get_xp(src)
     m = src.shape[0]
     if m == 0:
-        return np.zeros(0, np.int64)
-    hi = int(max(src.max(), dst.max()))
+        return xp.zeros(0, np.int64)
     if hi + 1 > DENSE_FACTOR * 2 * m + 1024:  # sparse ids: relabel, keeping their order
-        verts, inverse = np.unique(np.concatenate([src, dst]), return_inverse=True)
+        verts, inverse = xp.unique(xp.concatenate([src, dst]), return_inverse=True)
+        inverse = inverse.reshape(-1)
         src, dst, n = inverse[:m], inverse[m:], int(verts.shape[0])
     else:
         n = hi + 1
     if kind == "msf":
-        f = minimum_spanning_forest((src, dst), weights, maximum=maximum, device=device)
-        return np.asarray(f.edge_ids, dtype=np.int64)
-    return np.asarray(spanning_forest((src, dst), num_nodes=n, device=device).edge_ids, np.int64)
+        ids = minimum_spanning_forest((src, dst), weights, maximum=maximum, device=device).edge_ids
+    else:
+        ids = spanning_forest((src, dst), num_nodes=n, device=device).edge_ids
+    return ids.astype(np.int64, copy=False)
 
 
 def _column(a: Any) -> np.ndarray:
@@ -204,28 +230,37 @@ def leaf(
     else:
         src, dst, w = data.load() if hasattr(data, "load") else data
     try:
-        src, dst, w, hi = _checked(src, dst, w, label, num_nodes)
-        ids = _local_forest(src, dst, w, kind, device, maximum)
+        src, dst, w, hi, dev = _checked(src, dst, w, label, num_nodes, device, kind)
+        ids = _local_forest(src, dst, w, kind, dev, maximum, hi)
     except ConcompError as exc:  # bad input, no GPU: the same on every retry
         text = str(exc) if str(exc).startswith(label) else f"{label}: {exc}"
         bad = _empty(w is not None)
         bad.error, bad.sizes = type(exc)(text), {part: 0}
         return bad
     m = int(src.shape[0])
-    keys = (np.int64(part) << np.int64(KEY_BITS)) + ids
-    weights = None if w is None else w[ids]
-    out = Piece(src[ids].astype(np.int64), dst[ids].astype(np.int64), keys, weights, hi, {part: m})
+    keys = (np.int64(part) << np.int64(KEY_BITS)) + to_numpy(ids)
+    weights = None if w is None else to_numpy(w[ids])
+    out = Piece(
+        to_numpy(src[ids].astype(np.int64, copy=False)),
+        to_numpy(dst[ids].astype(np.int64, copy=False)),
+        keys,
+        weights,
+        hi,
+        {part: m},
+    )
     out.records = [(key, 0, start, time.time(), _worker(), m, out.num_edges)]
     return out
 
 
 def _checked(
-    src: Any, dst: Any, w: Any, label: str, num_nodes: int | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int]:
-    """Ids checked (integer, no NaN, in range), weights counted; and the largest id."""
+    src: Any, dst: Any, w: Any, label: str, num_nodes: int | None, device: str, kind: str
+) -> tuple[Any, Any, Any, int, str]:
+    """Ids checked (integer, no NaN, in range), weights counted; the largest id and the
+    engine. The arrays come back on the engine's device, checked there."""
     chunk = EdgeChunk(label, _column(src), _column(dst))
     s, d = chunk_ids(chunk)
-    s, d = np.asarray(s), np.asarray(d)
+    dev = _engine(device, kind, int(s.shape[0]), is_cupy_array(s), label)
+    s, d = _on(dev, s), _on(dev, d)
     if w is not None:
         w = _column(w)
         if w.shape[0] != s.shape[0]:
@@ -233,60 +268,72 @@ def _checked(
                 f"{label}: {w.shape[0]} weights for {s.shape[0]} edges. Fix: give one "
                 "weight per edge, chunked like the edges."
             )
+        if w.dtype.kind not in "biuf":
+            raise InvalidGraphError(
+                f"{label}: weights of dtype {w.dtype} are not numbers. Fix: give numeric "
+                "weights (e.g. .astype(numpy.float64))."
+            )
+        w = _on(dev, w)
     if s.shape[0] == 0:
-        return s, d, w, -1
-    lo, hi = int(min(s.min(), d.min())), int(max(s.max(), d.max()))
+        return s, d, w, -1, dev
+    lo, hi = min(int(s.min()), int(d.min())), max(int(s.max()), int(d.max()))
     # without num_nodes only the sign is checked: sparse ids far beyond memory are fine here
     range_check(chunk, s, d, MAX_NODES if num_nodes is None else num_nodes)(lo, hi)
-    return s, d, w, hi
+    return s, d, w, hi, dev
 
 
-def _gather(pieces: list[Piece]) -> Piece | None:
-    """The pieces' edges concatenated in key order, or the first piece with an error."""
+def _first_error(pieces: list[Piece]) -> Piece | None:
+    """The piece with an error from the earliest partition, if any."""
     bad = [p for p in pieces if p.error is not None]
-    if bad:
-        return min(bad, key=lambda p: min(p.sizes, default=0))
-    weighted = pieces[0].weights is not None
+    return min(bad, key=lambda p: min(p.sizes, default=0)) if bad else None
+
+
+def merge(*pieces: Piece, key: str, level: int, kind: str, device: str, maximum: bool) -> Piece:
+    """The forest of the union of ``pieces``' forests (one more local run, on the
+    engine's device: the pieces are concatenated there in key order)."""
+    start = time.time()
+    bad = _first_error(list(pieces))
+    if bad is not None:
+        return bad
     sizes: dict[int, int] = {}
     records: list[tuple] = []
     for p in pieces:
         sizes.update(p.sizes)
         records.extend(p.records)
     order = sorted(pieces, key=lambda p: int(p.keys[0]) if p.num_edges else 0)
-    cat = np.concatenate
-    return Piece(
+    m = sum(p.num_edges for p in order)
+    max_id = max(p.max_id for p in pieces)
+    try:
+        dev = _engine(device, kind, m, False, "merge")
+    except ConcompError as exc:
+        failed = _empty(kind == "msf")
+        failed.error, failed.sizes, failed.records = exc, sizes, records
+        return failed
+
+    def cat(arrays: list[Any]) -> Any:
+        moved = [_on(dev, a) for a in arrays]
+        return get_xp(*moved).concatenate(moved)
+
+    src, dst, keys = (
         cat([p.src for p in order]),
         cat([p.dst for p in order]),
         cat([p.keys for p in order]),
-        cat([p.weights for p in order]) if weighted else None,
-        max(p.max_id for p in pieces),
+    )
+    w = cat([p.weights for p in order]) if kind == "msf" else None
+    if m > 1 and not bool((keys[1:] > keys[:-1]).all()):  # pieces of interleaved ranges
+        xp = get_xp(keys)
+        perm = xp.argsort(keys, kind="stable") if xp is np else xp.argsort(keys)
+        src, dst, keys = src[perm], dst[perm], keys[perm]
+        w = None if w is None else w[perm]
+    ids = _local_forest(src, dst, w, kind, dev, maximum, max_id)
+    out = Piece(
+        to_numpy(src[ids]),
+        to_numpy(dst[ids]),
+        to_numpy(keys[ids]),
+        None if w is None else to_numpy(w[ids]),
+        max_id,
         sizes,
         records,
-    )
-
-
-def merge(*pieces: Piece, key: str, level: int, kind: str, device: str, maximum: bool) -> Piece:
-    """The forest of the union of ``pieces``' forests (one more local run)."""
-    start = time.time()
-    union = _gather(list(pieces))
-    assert union is not None
-    if union.error is not None:
-        return union
-    if not np.all(union.keys[1:] > union.keys[:-1]):  # pieces of disjoint ranges: rarely needed
-        order = np.argsort(union.keys, kind="stable")
-        union.src, union.dst, union.keys = union.src[order], union.dst[order], union.keys[order]
-        if union.weights is not None:
-            union.weights = union.weights[order]
-    m = union.num_edges
-    ids = _local_forest(union.src, union.dst, union.weights, kind, device, maximum)
-    out = Piece(
-        union.src[ids],
-        union.dst[ids],
-        union.keys[ids],
-        None if union.weights is None else union.weights[ids],
-        union.max_id,
-        union.sizes,
-        union.records,
     )
     out.records.append((key, level, start, time.time(), _worker(), m, out.num_edges))
     return out
@@ -303,8 +350,9 @@ def labeling(piece: Piece, *, key: str, level: int, device: str) -> Labeling:
     m = piece.num_edges
     k = piece.max_id + 1
     if k <= DENSE_FACTOR * 2 * m + 1024:  # one engine run numbers every vertex 0 .. max_id
+        dev = resolve_device(device, num_edges=m, what="labels")
         count, dense = connected_components(
-            (piece.src, piece.dst), num_nodes=k, device=device, renumber=False
+            (_on(dev, piece.src), _on(dev, piece.dst)), num_nodes=k, device=dev, renumber=False
         )
         records = [*piece.records, (key, level, start, time.time(), _worker(), m, m)]
         out = Labeling(z, z, z, piece.max_id, piece.sizes, records)
