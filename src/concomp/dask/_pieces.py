@@ -188,7 +188,9 @@ def _local_forest(
     return ids.astype(np.int64, copy=False)
 
 
-def _column(a: Any) -> np.ndarray:
+def _column(a: Any) -> Any:
+    if is_cupy_array(a):  # a Dask array of CuPy blocks: checked where it is
+        return a
     if hasattr(a, "to_numpy"):
         try:  # pandas nullable and pyarrow columns: missing values become NaN
             return a.to_numpy(dtype="float64", na_value=np.nan) if _has_missing(a) else a.to_numpy()
