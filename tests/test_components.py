@@ -349,3 +349,29 @@ def test_kout_lower_misses_late_rows_and_the_finish_unites_them(device, algorith
     ref_count, ref_labels = reference_components(src, indices, n)
     assert count == ref_count == 50
     np.testing.assert_array_equal(np.asarray(concomp._arrays.to_numpy(labels)), ref_labels)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 70_000, 200_003])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("representative", ["smallest", "any"])
+def test_parallel_canonical_labels_equal_the_numpy_passes(monkeypatch, n, dtype, representative):
+    """The parallel kernel (blocks of 2**16 vertices: several blocks here) numbers the
+    roots exactly as the NumPy passes do, for roots that are the smallest vertex of
+    their component (SciPy's numbering) and for any representative."""
+    from concomp._cpu import components as cpu
+
+    rng = np.random.default_rng(n)
+    comp = rng.integers(0, max(1, n // 3), n)
+    rep = np.full(max(1, n // 3), -1, np.int64)
+    order = np.arange(n) if representative == "smallest" else rng.permutation(n)
+    rep[comp[order[::-1]]] = order[::-1]  # the first vertex of `order` in each component
+    roots = rep[comp].astype(dtype)
+    monkeypatch.setattr(cpu, "PARALLEL_LABELS_FROM", 1 << 62)
+    want = cpu.canonical_labels(roots)
+    monkeypatch.setattr(cpu, "PARALLEL_LABELS_FROM", 0)
+    got = cpu.canonical_labels(roots)
+    assert got[0] == want[0] == np.unique(roots).shape[0]
+    assert got[1].dtype == want[1].dtype == np.int32
+    np.testing.assert_array_equal(got[1], want[1])
+    if representative == "smallest" and n:
+        assert got[1][0] == 0 and np.all(np.diff(np.maximum.accumulate(got[1])) <= 1)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import time
 
+import numba as nb
 import numpy as np
 
 from .._shared.csr import expand_rows
+from .._shared.threads import serialized
 from ..graph import Graph
 from ..options import Options
 from ..variants import Finish, Layout, Sampling, Variant
@@ -57,9 +59,22 @@ def auto_variant(graph: Graph, options: Options) -> Variant:
     return Variant(Sampling.NONE, Finish.REM_CAS, "splice", Layout.COO)
 
 
+#: Vertex count from which :func:`canonical_labels` runs its parallel kernel (below it,
+#: three NumPy passes are quicker than waking the thread pool, and a first call on a
+#: small graph compiles nothing more).
+PARALLEL_LABELS_FROM = 1 << 20
+#: Vertices per block of the parallel labelling's count and numbering passes.
+_LABEL_BLOCK = 1 << 16
+
+
 def canonical_labels(roots: np.ndarray) -> tuple[int, np.ndarray]:
     """``(count, labels)`` numbered like SciPy (components by smallest vertex) from root
-    labels; int32 labels unless the count or the vertex count needs int64.
+    labels; int32 labels unless the vertex count needs int64.
+
+    ``roots[v]`` is a root of ``v``'s component (``roots[r] == r`` for a root ``r``).
+    From :data:`PARALLEL_LABELS_FROM` vertices on, three parallel passes over blocks:
+    count the roots per block, number them from the block's prefix sum, then copy each
+    vertex's number from its root.
 
     Examples
     --------
@@ -69,11 +84,44 @@ def canonical_labels(roots: np.ndarray) -> tuple[int, np.ndarray]:
     (3, array([0, 0, 1, 1, 2], dtype=int32))
     """
     n = roots.shape[0]
+    dt = np.int32 if n <= _INT32_MAX else np.int64
+    if n >= PARALLEL_LABELS_FROM:
+        labels = np.empty(n, dt)
+        count = _number_components(roots, labels)
+        return int(count), labels
     is_root = roots == np.arange(n, dtype=roots.dtype)
     comp_of_root = np.cumsum(is_root, dtype=np.int64) - 1
     count = int(comp_of_root[-1]) + 1 if n else 0
-    dt = np.int32 if count <= _INT32_MAX and n <= _INT32_MAX else np.int64
     return count, comp_of_root[roots].astype(dt)
+
+
+@serialized
+@nb.njit(cache=True, parallel=True)
+def _number_components(roots, labels):
+    """Write each vertex's component number (roots numbered in increasing order) into
+    ``labels``; return the number of components."""
+    n = roots.shape[0]
+    blocks = (n + _LABEL_BLOCK - 1) // _LABEL_BLOCK
+    first = np.zeros(blocks + 1, np.int64)
+    for b in nb.prange(blocks):
+        c = 0
+        for v in range(b * _LABEL_BLOCK, min(n, (b + 1) * _LABEL_BLOCK)):
+            c += roots[v] == v
+        first[b + 1] = c
+    for b in range(blocks):
+        first[b + 1] += first[b]
+    for b in nb.prange(blocks):
+        c = first[b]
+        for v in range(b * _LABEL_BLOCK, min(n, (b + 1) * _LABEL_BLOCK)):
+            if roots[v] == v:
+                labels[v] = c
+                c += 1
+    # a root's number is final after the pass above; this pass writes only non-roots
+    for v in nb.prange(n):
+        r = roots[v]
+        if r != v:
+            labels[v] = labels[r]
+    return first[blocks]
 
 
 def count_roots(roots: np.ndarray) -> int:
