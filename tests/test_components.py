@@ -375,3 +375,30 @@ def test_parallel_canonical_labels_equal_the_numpy_passes(monkeypatch, n, dtype,
     np.testing.assert_array_equal(got[1], want[1])
     if representative == "smallest" and n:
         assert got[1][0] == 0 and np.all(np.diff(np.maximum.accumulate(got[1])) <= 1)
+
+
+def test_cpu_auto_reads_the_degree_of_the_undirected_graph():
+    """A graph flagged symmetric stores each edge twice: its degree is entries / n. A
+    2-D grid (degree 4) runs unsampled Rem on the edge list whether flagged or not;
+    degree 6 samples k-out on the CSR."""
+    from concomp._cpu.components import SAMPLE_FROM_DEGREE, auto_variant
+    from concomp.generators import grid
+    from concomp.options import DEFAULTS
+
+    both = grid(64, 64)  # flagged symmetric, each edge stored twice
+    assert both.symmetric
+    n = both.num_nodes
+    src, dst = (np.asarray(a) for a in both.coo())
+    keep = src < dst
+    once = concomp.Graph.from_edges(src[keep], dst[keep], num_nodes=n)
+    once.csr()
+    assert 2 * once.num_edges / n < SAMPLE_FROM_DEGREE <= 6
+    for g in (once, both):
+        assert str(auto_variant(g, DEFAULTS)) == "none-rem_cas-splice-coo"
+    rng = np.random.default_rng(0)
+    s, d = rng.integers(0, 1000, 3000), rng.integers(0, 1000, 3000)  # degree 6
+    dense = concomp.Graph.from_edges(
+        np.concatenate([s, d]), np.concatenate([d, s]), num_nodes=1000, symmetric=True
+    )
+    dense.csr()
+    assert str(auto_variant(dense, DEFAULTS)) == "kout-async-halve-csr"

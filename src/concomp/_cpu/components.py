@@ -31,6 +31,8 @@ __all__ = [
 ]
 
 _INT32_MAX = np.iinfo(np.int32).max
+#: Average degree (of the undirected graph) from which ``auto`` samples k-out on a CSR.
+SAMPLE_FROM_DEGREE = 5.0
 
 
 def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndarray:
@@ -49,12 +51,17 @@ def auto_variant(graph: Graph, options: Options) -> Variant:
     """Pick a CPU variant from cheap statistics.
 
     Sampling pays only when the average degree is high and a CSR is at hand
-    (GConn, Fig. 5: on road-like graphs most edges are inspected anyway).
+    (GConn, Fig. 5: on road-like graphs most edges are inspected anyway). The degree
+    is that of the undirected graph: a symmetric graph stores each edge twice. At
+    average degree 4 (2-D grids, natural or permuted ids) unsampled Rem on the edge
+    list is the faster of the two for components and for spanning forests; from
+    degree 6 (Delaunay triangulations, k-nearest-neighbour graphs) k-out sampling
+    is the faster for forests (``benchmarks/results/2026-11-27-cpu-*-auto-degree.json``).
     """
     n = max(graph.num_nodes, 1)
-    avg_deg = 2.0 * graph.num_edges / n
+    avg_deg = (1.0 if graph.symmetric else 2.0) * graph.num_edges / n
     has_csr = graph._indptr is not None or graph._ucsr is not None
-    if avg_deg >= 6 and (has_csr or graph.symmetric):
+    if avg_deg >= SAMPLE_FROM_DEGREE and (has_csr or graph.symmetric):
         return Variant(Sampling.KOUT, Finish.ASYNC, "halve", Layout.CSR)
     return Variant(Sampling.NONE, Finish.REM_CAS, "splice", Layout.COO)
 
