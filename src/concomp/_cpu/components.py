@@ -56,7 +56,7 @@ def auto_variant(graph: Graph, options: Options) -> Variant:
     average degree 4 (2-D grids, natural or permuted ids) unsampled Rem on the edge
     list is the faster of the two for components and for spanning forests; from
     degree 6 (Delaunay triangulations, k-nearest-neighbour graphs) k-out sampling
-    is the faster for forests (``benchmarks/results/2026-11-27-cpu-*-auto-degree.json``).
+    is the faster for forests (``benchmarks/results/2026-11-27-cpu-85ed0ea-auto-degree.json``).
     """
     n = max(graph.num_nodes, 1)
     avg_deg = (1.0 if graph.symmetric else 2.0) * graph.num_edges / n
