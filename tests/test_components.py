@@ -402,3 +402,10 @@ def test_cpu_auto_reads_the_degree_of_the_undirected_graph():
     )
     dense.csr()
     assert str(auto_variant(dense, DEFAULTS)) == "kout-async-halve-csr"
+    # a one-way CSR of degree 6 (a SciPy matrix): no symmetric CSR at hand until built
+    a = sp.csr_array((np.ones(3000), (s, d)), shape=(1000, 1000))
+    one_way = concomp.as_graph(a)
+    assert not one_way.symmetric and one_way._indptr is not None
+    assert str(auto_variant(one_way, DEFAULTS)) == "none-rem_cas-splice-coo"
+    one_way.undirected_csr()
+    assert str(auto_variant(one_way, DEFAULTS)) == "kout-async-halve-csr"

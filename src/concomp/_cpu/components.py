@@ -50,8 +50,9 @@ def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndar
 def auto_variant(graph: Graph, options: Options) -> Variant:
     """Pick a CPU variant from cheap statistics.
 
-    Sampling pays only when the average degree is high and a CSR is at hand
-    (GConn, Fig. 5: on road-like graphs most edges are inspected anyway). The degree
+    Sampling pays only when the average degree is high and the symmetric CSR is at
+    hand (GConn, Fig. 5: on road-like graphs most edges are inspected anyway): a graph
+    flagged ``symmetric``, or one whose symmetric CSR an earlier call built. The degree
     is that of the undirected graph: a symmetric graph stores each edge twice. At
     average degree 4 (2-D grids, natural or permuted ids) unsampled Rem on the edge
     list is the faster of the two for components and for spanning forests; from
@@ -60,8 +61,11 @@ def auto_variant(graph: Graph, options: Options) -> Variant:
     """
     n = max(graph.num_nodes, 1)
     avg_deg = (1.0 if graph.symmetric else 2.0) * graph.num_edges / n
-    has_csr = graph._indptr is not None or graph._ucsr is not None
-    if avg_deg >= SAMPLE_FROM_DEGREE and (has_csr or graph.symmetric):
+    # the symmetric CSR at hand: a caller's one-way CSR (a SciPy matrix) would first be
+    # symmetrised by a sort of every entry for a spanning forest, which costs more than
+    # the whole run on the edge list
+    undirected_csr = graph.symmetric or graph._ucsr is not None
+    if avg_deg >= SAMPLE_FROM_DEGREE and undirected_csr:
         return Variant(Sampling.KOUT, Finish.ASYNC, "halve", Layout.CSR)
     return Variant(Sampling.NONE, Finish.REM_CAS, "splice", Layout.COO)
 
