@@ -1,0 +1,52 @@
+"""CPU user paths of ``connected_components`` and ``spanning_forest``, a fresh input object
+each call, medians of 5 after a warm-up (ms): host NumPy pairs, a one-way SciPy CSR and a
+fresh ``Graph`` of R-MAT scale 20; a path with ids in order; a 2048 x 2048 grid as an edge
+list with ids in order and as a graph flagged symmetric (``concomp.generators.grid``).
+
+Run once per source tree and compare (``PYTHONPATH=<tree>/src python
+benchmarks/ab_cpu_user_paths.py``, trees alternated); prints one JSON line.
+"""
+
+import json
+
+import numpy as np
+import scipy.sparse as sp
+
+import concomp
+from concomp.bench.timing import measure
+
+
+def med(f):
+    return round(measure(f, reps=5).median_ms, 1)
+
+
+g = concomp.generators.rmat(20, 16, seed=1, clean=False)
+s, d = (np.asarray(a) for a in g.coo())
+n0 = g.num_nodes
+A = sp.csr_array((np.ones(s.shape[0], np.float32), (s, d)), shape=(n0, n0))
+n = 1 << 22
+v = np.arange(n)
+ids = np.arange(2048 * 2048).reshape(2048, 2048)
+gs = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
+gd = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
+grid = concomp.generators.grid(2048, 2048)
+gi, gx = (np.asarray(a) for a in grid.csr()[:2])
+out = {}
+for what, call in (("cc", concomp.connected_components), ("forest", concomp.spanning_forest)):
+    out[f"{what} numpy pairs rmat20"] = med(lambda c=call: c((s, d), num_nodes=n0, device="cpu"))
+    out[f"{what} scipy csr rmat20"] = med(lambda c=call: c(A.copy(), device="cpu"))
+    out[f"{what} fresh Graph rmat20"] = med(
+        lambda c=call: c(concomp.Graph.from_edges(s, d, num_nodes=n0), device="cpu")
+    )
+    out[f"{what} path 2^22 in order"] = med(
+        lambda c=call: c((v[:-1], v[1:]), num_nodes=n, device="cpu")
+    )
+    out[f"{what} grid 2048^2 natural edges"] = med(
+        lambda c=call: c((gs, gd), num_nodes=ids.size, device="cpu")
+    )
+    out[f"{what} grid 2048^2 symmetric Graph"] = med(
+        lambda c=call: c(
+            concomp.Graph.from_csr(gi, gx, num_nodes=ids.size, symmetric=True), device="cpu"
+        )
+    )
+print(json.dumps(out))
