@@ -1,10 +1,15 @@
-"""CPU user paths through the public call, fresh inputs each call, medians of 5 (ms).
+"""CPU user paths of ``connected_components`` and ``spanning_forest``, a fresh input object
+each call, medians of 5 after a warm-up (ms): host NumPy pairs, a one-way SciPy CSR and a
+fresh ``Graph`` of R-MAT scale 20; a path with ids in order; a 2048 x 2048 grid as an edge
+list with ids in order and as a graph flagged symmetric (``concomp.generators.grid``).
+``--dask`` adds ``concomp.dask`` components of that path and grid (synchronous scheduler).
 
-Run once per source tree (``PYTHONPATH=<tree>/src python benchmarks/ab_user_paths_cpu.py``)
-to compare two trees: host NumPy pairs, a SciPy CSR, a path and a grid with ids in order.
+Run once per source tree and compare (``PYTHONPATH=<tree>/src python
+benchmarks/ab_user_paths_cpu.py [--dask]``, trees alternated); prints one JSON line.
 """
 
 import json
+import sys
 
 import numpy as np
 import scipy.sparse as sp
@@ -13,30 +18,52 @@ import concomp
 from concomp.bench.timing import measure
 
 
-def med(f, r=5):
-    return round(measure(f, reps=r).median_ms, 2)
+def med(f):
+    return round(measure(f, reps=5).median_ms, 1)
 
 
-out = {}
 g = concomp.generators.rmat(20, 16, seed=1, clean=False)
 s, d = (np.asarray(a) for a in g.coo())
-out["numpy pair rmat20 (fresh)"] = med(
-    lambda: concomp.connected_components((s, d), num_nodes=g.num_nodes, device="cpu")
-)
-A = sp.csr_array((np.ones(s.shape[0], np.float32), (s, d)), shape=(g.num_nodes,) * 2)
-out["scipy csr rmat20 (fresh)"] = med(lambda: concomp.connected_components(A, device="cpu"))
+n0 = g.num_nodes
+A = sp.csr_array((np.ones(s.shape[0], np.float32), (s, d)), shape=(n0, n0))
 n = 1 << 22
 v = np.arange(n)
-out["path 2^22 ids in order"] = med(
-    lambda: concomp.connected_components((v[:-1], v[1:]), num_nodes=n, device="cpu")
-)
 ids = np.arange(2048 * 2048).reshape(2048, 2048)
 gs = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
 gd = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
-out["grid 2048^2 natural (fresh)"] = med(
-    lambda: concomp.connected_components((gs, gd), num_nodes=ids.size, device="cpu")
-)
-out["spanning_forest numpy rmat20"] = med(
-    lambda: concomp.spanning_forest((s, d), num_nodes=g.num_nodes, device="cpu")
-)
+grid = concomp.generators.grid(2048, 2048)
+gi, gx = (np.asarray(a) for a in grid.csr()[:2])
+out = {}
+for what, call in (("cc", concomp.connected_components), ("forest", concomp.spanning_forest)):
+    out[f"{what} numpy pairs rmat20"] = med(lambda c=call: c((s, d), num_nodes=n0, device="cpu"))
+    out[f"{what} scipy csr rmat20"] = med(lambda c=call: c(A.copy(), device="cpu"))
+    out[f"{what} fresh Graph rmat20"] = med(
+        lambda c=call: c(concomp.Graph.from_edges(s, d, num_nodes=n0), device="cpu")
+    )
+    out[f"{what} path 2^22 in order"] = med(
+        lambda c=call: c((v[:-1], v[1:]), num_nodes=n, device="cpu")
+    )
+    out[f"{what} grid 2048^2 natural edges"] = med(
+        lambda c=call: c((gs, gd), num_nodes=ids.size, device="cpu")
+    )
+    out[f"{what} grid 2048^2 symmetric Graph"] = med(
+        lambda c=call: c(
+            concomp.Graph.from_csr(gi, gx, num_nodes=ids.size, symmetric=True), device="cpu"
+        )
+    )
+if "--dask" in sys.argv[1:]:
+    import dask
+    import dask.array as da
+
+    import concomp.dask as cd
+
+    with dask.config.set(scheduler="synchronous"):
+        ps, pd_ = da.from_array(v[:-1], chunks=1 << 20), da.from_array(v[1:], chunks=1 << 20)
+        out["dask cc path 2^22 in order"] = med(
+            lambda: cd.connected_components((ps, pd_), n, device="cpu")
+        )
+        qs, qd = da.from_array(gs, chunks=1 << 21), da.from_array(gd, chunks=1 << 21)
+        out["dask cc grid 2048^2 natural"] = med(
+            lambda: cd.connected_components((qs, qd), ids.size, device="cpu")
+        )
 print(json.dumps(out))

@@ -323,8 +323,7 @@ def merge(*pieces: Piece, key: str, level: int, kind: str, device: str, maximum:
     )
     w = cat([p.weights for p in order]) if kind == "msf" else None
     if m > 1 and not bool((keys[1:] > keys[:-1]).all()):  # pieces of interleaved ranges
-        xp = get_xp(keys)
-        perm = xp.argsort(keys, kind="stable") if xp is np else xp.argsort(keys)
+        perm = get_xp(keys).argsort(keys)  # keys are unique: any sort gives one order
         src, dst, keys = src[perm], dst[perm], keys[perm]
         w = None if w is None else w[perm]
     ids = _local_forest(src, dst, w, kind, dev, maximum, max_id)
