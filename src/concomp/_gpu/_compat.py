@@ -224,3 +224,10 @@ def fused_csr_facts(indptr: Any, indices: Any) -> dict[str, int]:
     from .checks import csr_facts
 
     return csr_facts(cupy_module(), indptr, indices)
+
+
+def staged_edges_to_device(pieces: Any) -> tuple[Any, Any, int, int]:
+    """:func:`concomp._gpu.upload.edges_to_device`."""
+    from .upload import edges_to_device
+
+    return edges_to_device(pieces)

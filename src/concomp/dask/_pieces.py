@@ -152,6 +152,13 @@ def _engine(device: str, kind: str, m: int, on_gpu: bool, what: str) -> str:
     )
 
 
+def _to_gpu(pairs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[Any, Any, int, int]:
+    """Host id pairs concatenated on the GPU, and their range (one staged copy)."""
+    from .._gpu._compat import staged_edges_to_device
+
+    return staged_edges_to_device(pairs)
+
+
 def _on(dev: str, a: Any) -> Any:
     """``a`` on the engine's device (None stays None)."""
     if a is None:
@@ -262,7 +269,11 @@ def _checked(
     chunk = EdgeChunk(label, _column(src), _column(dst))
     s, d = chunk_ids(chunk)
     dev = _engine(device, kind, int(s.shape[0]), is_cupy_array(s), label)
-    s, d = _on(dev, s), _on(dev, d)
+    staged = dev == "gpu" and not is_cupy_array(s)
+    if staged:  # one staged copy, narrowed while ids fit, with the range found on the way
+        s, d, lo, hi = _to_gpu([(s, d)])
+    else:
+        s, d = _on(dev, s), _on(dev, d)
     if w is not None:
         w = _column(w)
         if w.shape[0] != s.shape[0]:
@@ -278,7 +289,8 @@ def _checked(
         w = _on(dev, w)
     if s.shape[0] == 0:
         return s, d, w, -1, dev
-    lo, hi = min(int(s.min()), int(d.min())), max(int(s.max()), int(d.max()))
+    if not staged:
+        lo, hi = min(int(s.min()), int(d.min())), max(int(s.max()), int(d.max()))
     # without num_nodes only the sign is checked: sparse ids far beyond memory are fine here
     range_check(chunk, s, d, MAX_NODES if num_nodes is None else num_nodes)(lo, hi)
     return s, d, w, hi, dev
@@ -316,11 +328,11 @@ def merge(*pieces: Piece, key: str, level: int, kind: str, device: str, maximum:
         moved = [_on(dev, a) for a in arrays]
         return get_xp(*moved).concatenate(moved)
 
-    src, dst, keys = (
-        cat([p.src for p in order]),
-        cat([p.dst for p in order]),
-        cat([p.keys for p in order]),
-    )
+    if dev == "gpu":
+        src, dst, _, _ = _to_gpu([(p.src, p.dst) for p in order])
+    else:
+        src, dst = cat([p.src for p in order]), cat([p.dst for p in order])
+    keys = cat([p.keys for p in order])
     w = cat([p.weights for p in order]) if kind == "msf" else None
     if m > 1 and not bool((keys[1:] > keys[:-1]).all()):  # pieces of interleaved ranges
         perm = get_xp(keys).argsort(keys)  # keys are unique: any sort gives one order
@@ -328,8 +340,8 @@ def merge(*pieces: Piece, key: str, level: int, kind: str, device: str, maximum:
         w = None if w is None else w[perm]
     ids = _local_forest(src, dst, w, kind, dev, maximum, max_id)
     out = Piece(
-        to_numpy(src[ids]),
-        to_numpy(dst[ids]),
+        to_numpy(src[ids].astype(np.int64, copy=False)),
+        to_numpy(dst[ids].astype(np.int64, copy=False)),
         to_numpy(keys[ids]),
         None if w is None else to_numpy(w[ids]),
         max_id,
@@ -352,9 +364,11 @@ def labeling(piece: Piece, *, key: str, level: int, device: str) -> Labeling:
     k = piece.max_id + 1
     if k <= DENSE_FACTOR * 2 * m + 1024:  # one engine run numbers every vertex 0 .. max_id
         dev = resolve_device(device, num_edges=m, what="labels")
-        count, dense = connected_components(
-            (_on(dev, piece.src), _on(dev, piece.dst)), num_nodes=k, device=dev, renumber=False
-        )
+        if dev == "gpu":
+            src, dst, _, _ = _to_gpu([(piece.src, piece.dst)])
+        else:
+            src, dst = piece.src, piece.dst
+        count, dense = connected_components((src, dst), num_nodes=k, device=dev, renumber=False)
         records = [*piece.records, (key, level, start, time.time(), _worker(), m, m)]
         out = Labeling(z, z, z, piece.max_id, piece.sizes, records)
         out.dense, out.dense_count = to_numpy(dense), int(count)

@@ -1,0 +1,53 @@
+"""Host edge ids onto the device in one staged copy (concomp._gpu.upload)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+
+def _upload(pieces):
+    from concomp._gpu.upload import edges_to_device
+
+    return edges_to_device(pieces)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "scale", "want"),
+    [
+        (np.int64, 1, np.int32),  # narrowed: every id fits
+        (np.int32, 1, np.int32),
+        (np.uint32, 1, np.int32),
+        (np.int64, 2**33, np.int64),  # kept wide
+        (np.uint32, 2**22, np.int64),  # up to 4e9: beyond int32
+    ],
+)
+def test_pieces_concatenate_with_their_range(dtype, scale, want):
+    rng = np.random.default_rng(4)
+    pieces = [
+        (
+            (rng.integers(0, 900, k) * scale).astype(dtype),
+            (rng.integers(0, 900, k) * scale).astype(dtype),
+        )
+        for k in (5, 0, 1000, 37)
+    ]
+    src, dst, lo, hi = _upload(pieces)
+    assert src.dtype == dst.dtype == want
+    all_s = np.concatenate([s for s, _ in pieces]).astype(np.int64)
+    all_d = np.concatenate([d for _, d in pieces]).astype(np.int64)
+    np.testing.assert_array_equal(src.get(), all_s)
+    np.testing.assert_array_equal(dst.get(), all_d)
+    both = np.concatenate([all_s, all_d])
+    assert (lo, hi) == (int(both.min()), int(both.max()))
+
+
+def test_negative_ids_keep_their_values_and_empty_input():
+    src, dst, lo, hi = _upload([(np.array([3, -7, 2]), np.array([-(2**40), 0, 1]))])
+    assert src.dtype == np.int64 and (lo, hi) == (-(2**40), 3)
+    np.testing.assert_array_equal(dst.get(), [-(2**40), 0, 1])
+    src, dst, lo, hi = _upload([(np.array([3, -7]), np.array([0, 1]))])
+    assert src.dtype == np.int32 and src.get().tolist() == [3, -7] and (lo, hi) == (-7, 3)
+    src, dst, lo, hi = _upload([(np.zeros(0, np.int64), np.zeros(0, np.int64))])
+    assert src.shape == (0,) and (lo, hi) == (0, -1)
