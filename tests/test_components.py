@@ -380,7 +380,8 @@ def test_parallel_canonical_labels_equal_the_numpy_passes(monkeypatch, n, dtype,
 def test_cpu_auto_reads_the_degree_of_the_undirected_graph():
     """A graph flagged symmetric stores each edge twice: its degree is entries / n. A
     2-D grid (degree 4) runs unsampled Rem on the edge list whether flagged or not;
-    degree 6 samples k-out on the CSR."""
+    degree 6 samples k-out on the CSR (finished by Rem for components, by Async for
+    forests)."""
     from concomp._cpu.components import SAMPLE_FROM_DEGREE, auto_variant
     from concomp.generators import grid
     from concomp.options import DEFAULTS
@@ -401,11 +402,13 @@ def test_cpu_auto_reads_the_degree_of_the_undirected_graph():
         np.concatenate([s, d]), np.concatenate([d, s]), num_nodes=1000, symmetric=True
     )
     dense.csr()
-    assert str(auto_variant(dense, DEFAULTS)) == "kout-async-halve-csr"
+    assert str(auto_variant(dense, DEFAULTS)) == "kout-rem_cas-splice-csr"
+    # forests finish with Async: Rem's splicing records a forest on one thread only
+    assert str(auto_variant(dense, DEFAULTS, forest=True)) == "kout-async-halve-csr"
     # a one-way CSR of degree 6 (a SciPy matrix): no symmetric CSR at hand until built
     a = sp.csr_array((np.ones(3000), (s, d)), shape=(1000, 1000))
     one_way = concomp.as_graph(a)
     assert not one_way.symmetric and one_way._indptr is not None
     assert str(auto_variant(one_way, DEFAULTS)) == "none-rem_cas-splice-coo"
     one_way.undirected_csr()
-    assert str(auto_variant(one_way, DEFAULTS)) == "kout-async-halve-csr"
+    assert str(auto_variant(one_way, DEFAULTS)) == "kout-rem_cas-splice-csr"

@@ -64,8 +64,9 @@ def component_roots(graph: Graph, variant: Variant, options: Options) -> Any:
     raise NotImplementedError  # a signature specification, never called
 
 
-def auto_variant(graph: Graph, options: Options) -> Variant:
-    """The variant ``algorithm="auto"`` runs on ``graph``."""
+def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Variant:
+    """The variant ``algorithm="auto"`` runs on ``graph`` (``forest``: for a spanning
+    forest, which needs a root-based variant)."""
     raise NotImplementedError
 
 

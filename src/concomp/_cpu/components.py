@@ -47,8 +47,8 @@ def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndar
     return UnionFindRun(graph, variant, options).execute()
 
 
-def auto_variant(graph: Graph, options: Options) -> Variant:
-    """Pick a CPU variant from cheap statistics.
+def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Variant:
+    """Pick a CPU variant from cheap statistics (``forest``: for a spanning forest).
 
     Sampling pays only when the average degree is high and the symmetric CSR is at
     hand (GConn, Fig. 5: on road-like graphs most edges are inspected anyway): a graph
@@ -58,6 +58,8 @@ def auto_variant(graph: Graph, options: Options) -> Variant:
     list is the faster of the two for components and for spanning forests; from
     degree 6 (Delaunay triangulations, k-nearest-neighbour graphs) k-out sampling
     is the faster for forests (``benchmarks/results/2026-11-27-cpu-85ed0ea-auto-degree.json``).
+    Where k-out samples, components finish with Rem's splicing on all threads, forests
+    with Async and path halving: Rem's splicing records a forest on one thread only.
     """
     n = max(graph.num_nodes, 1)
     avg_deg = (1.0 if graph.symmetric else 2.0) * graph.num_edges / n
@@ -66,7 +68,9 @@ def auto_variant(graph: Graph, options: Options) -> Variant:
     # the whole run on the edge list
     undirected_csr = graph.symmetric or graph._ucsr is not None
     if avg_deg >= SAMPLE_FROM_DEGREE and undirected_csr:
-        return Variant(Sampling.KOUT, Finish.ASYNC, "halve", Layout.CSR)
+        if forest:
+            return Variant(Sampling.KOUT, Finish.ASYNC, "halve", Layout.CSR)
+        return Variant(Sampling.KOUT, Finish.REM_CAS, "splice", Layout.CSR)
     return Variant(Sampling.NONE, Finish.REM_CAS, "splice", Layout.COO)
 
 

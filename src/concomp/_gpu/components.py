@@ -156,8 +156,9 @@ def component_roots(graph: Graph, variant: Variant, options: Options) -> Any:
     return run_variant(graph, variant, options)[0]
 
 
-def auto_variant(graph: Graph, options: Options) -> Variant:
-    """The variant ``algorithm="auto"`` runs on ``graph`` (see :mod:`concomp._gpu.autoselect`)."""
+def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Variant:
+    """The variant ``algorithm="auto"`` runs on ``graph`` (see :mod:`concomp._gpu.autoselect`);
+    one choice serves components and spanning forests (``forest``) alike on the GPU."""
     return choose(graph, options)
 
 
