@@ -9,6 +9,10 @@
 #   bash benchmarks/gpu_check.sh first-call -> first GPU calls in fresh processes, empty and
 #        warm kernel caches (bench_first_call.py)
 #   bash benchmarks/gpu_check.sh ab OLD  -> public-call A/B of the tree OLD against src/
+#   bash benchmarks/gpu_check.sh host-input -> every host input kind end to end against the
+#        streamer (bench_host_input.py; SCALES, default "22 24")
+#   bash benchmarks/gpu_check.sh threads -> the CPU engine's thread curve on this machine's
+#        cores (bench_cpu_threads.py; THREADS, default "1 2 4 8 16")
 #   bash benchmarks/gpu_check.sh sanitize [TOOL...] -> compute-sanitizer (memcheck, racecheck,
 #        initcheck, synccheck) over every GPU driver: benchmarks/gpu_sanitize.sh
 #   bash benchmarks/gpu_check.sh bench [PROBLEM...] -> the benchmark harness on the GPU, with
@@ -89,6 +93,16 @@ case "${1:-tests}" in
   sanitize)
     shift
     OUT="$OUT" bash benchmarks/gpu_sanitize.sh "$@"
+    ;;
+  host-input)
+    # shellcheck disable=SC2086  # SCALES is a list
+    timeout "${LIMIT:-580}" python3 benchmarks/bench_host_input.py --scales ${SCALES:-22 24} \
+      --out "$OUT/host-input.json" ${HOST_ARGS:-} 2>&1 | tail -40
+    ;;
+  threads)
+    # shellcheck disable=SC2086  # THREADS is a list
+    timeout "${LIMIT:-580}" python3 benchmarks/bench_cpu_threads.py --threads ${THREADS:-1 2 4 8 16} \
+      --out "$OUT/cpu-threads.json" ${THREADS_ARGS:-} 2>&1 | tail -14
     ;;
   ab)
     python3 benchmarks/ab_public_calls.py --tree "old=$2" --tree new=src --rounds "${ROUNDS:-2}" \
