@@ -167,7 +167,9 @@ def forest_variant(g: Graph, algorithm: Any, dev: str, options: Options | None =
     """The variant to run: ``algorithm`` checked for recording a forest on ``dev``."""
     variant = resolve_variant(algorithm)
     if variant is None:
-        variant = driver(dev, "components", "auto_variant")(g, resolve_options(options), forest=True)
+        variant = driver(dev, "components", "auto_variant")(
+            g, resolve_options(options), forest=True
+        )
         if not is_forest_variant(variant, dev):  # auto may pick a min-based family
             variant = PRESETS["afforest"]
     if is_forest_variant(variant, dev):
