@@ -60,6 +60,7 @@ import concomp
 from concomp.bench.host_input import (
     BENCHMARK,
     SCIPY_KEY,
+    STREAM_FILE_KEY,
     STREAM_KEY,
     STREAM_SYM_KEY,
     render_markdown,
@@ -70,6 +71,7 @@ from host_kinds import KINDS, memory_probe, save_edges
 
 DEVICES = ("gpu", "auto", "cpu")
 _SYMMETRIC = "scipy csr symmetric"
+_FILE = "parquet file"
 _AUTO = re.compile(r"device=auto -> (cpu|gpu)")
 
 
@@ -215,6 +217,8 @@ class Run:
             if kind == _SYMMETRIC:
                 self.scipy(row, name, scale, lambda g=graph: (g, row["bytes_input"][kind]))
                 self.stream_symmetric(row, name, graph)
+            if kind == _FILE:
+                self.stream_file(row, name, graph)
             del graph
         if _SYMMETRIC not in built:
             self.scipy(row, name, scale, lambda: KINDS[_SYMMETRIC](s, d, n, folder))
@@ -231,6 +235,15 @@ class Run:
             key = STREAM_SYM_KEY.format(device=dev)
             if self.runs_on(dev, key, name):
                 fn = lambda dev=dev: stream_components([(rows, cols)], row["n"], device=dev)  # noqa: E731
+                self.record(row, key, *timed(fn, self.args.reps)[:2])
+
+    def stream_file(self, row: dict[str, Any], name: str, path: str) -> None:
+        """``stream_components`` on the Parquet file: the reference for that kind (the
+        file's row groups have to be read whichever call reads them)."""
+        for dev in ("gpu", "cpu"):
+            key = STREAM_FILE_KEY.format(device=dev)
+            if self.runs_on(dev, key, name):
+                fn = lambda dev=dev: stream_components([path], row["n"], device=dev)  # noqa: E731
                 self.record(row, key, *timed(fn, self.args.reps)[:2])
 
     def time_kind(self, row: dict[str, Any], kind: str, graph: Any, dev: str) -> None:

@@ -35,8 +35,14 @@ def _result() -> dict:
             "numpy pair int64 / auto": [8.0],
             "numpy pair int64 / cpu": [20.0, 20.0],
             SCIPY_KEY: [100.0],
+            "stream_components gpu parquet file": [30.0],
+            "parquet file / gpu": [36.0],
         },
-        "bytes_input": {"numpy pair int64": 12_000_000, "scipy csr symmetric": 50_000_000},
+        "bytes_input": {
+            "numpy pair int64": 12_000_000,
+            "scipy csr symmetric": 50_000_000,
+            "parquet file": 3_000_000,
+        },
         "auto_device": {"numpy pair int64": "gpu"},
         "memory_bytes": {"numpy pair int64 / gpu": 3 * MIB, SCIPY_KEY: 6 * MIB},
     }
@@ -69,15 +75,20 @@ def test_render_markdown_rows_ratios_bandwidth_and_memory():
     assert "- pinned host-to-device: 50.0 GB/s" in lines
     assert "- CPU: Test CPU, 2 cores" in lines and "- commit: abc1234" in lines
     assert "### rmat12: n = 4,096, m = 50,000, 7 components" in lines
-    rows = [line for line in lines if line.startswith(("| stream", "| numpy", "| SciPy"))]
+    rows = [
+        line for line in lines if line.startswith(("| stream", "| numpy", "| SciPy", "| parquet"))
+    ]
     assert rows == [
         # stream_components reads the NumPy pair: 12 MB in 10 ms
         "| stream_components (numpy pair) | gpu | 10.00 | 1.00 | 1.20 | - | - |",
         "| stream_components (numpy pair) | cpu | 40.00 | 1.00 | 0.30 | - | - |",
+        "| stream_components (parquet file) | gpu | 30.00 | 1.00 | 0.10 | - | - |",
         "| numpy pair int64 | gpu | 6.00 | 0.60 | 2.00 | 3.0 MiB | 0.50 |",
         # auto ran on the GPU, so its ratio is to stream_components on the GPU
         "| numpy pair int64 | auto (gpu) | 8.00 | 0.80 | 1.50 | - | - |",
         "| numpy pair int64 | cpu | 20.00 | 0.50 | 0.60 | - | - |",
+        # a file against streaming the same file, which has to be read as well
+        "| parquet file | gpu | 36.00 | 1.20 | 0.08 | - | - |",
         "| SciPy csgraph (symmetric csr) | cpu | 100 | 2.50 | 0.50 | 6.0 MiB | 1.00 |",
     ]
     assert "| rmat10 | 1,000 | 1.00 | 2.00 | 1.10 | cpu |" in lines

@@ -51,3 +51,37 @@ def test_negative_ids_keep_their_values_and_empty_input():
     assert src.dtype == np.int32 and src.get().tolist() == [3, -7] and (lo, hi) == (-7, 3)
     src, dst, lo, hi = _upload([(np.zeros(0, np.int64), np.zeros(0, np.int64))])
     assert src.shape == (0,) and (lo, hi) == (0, -1)
+
+
+def test_pieces_cross_in_slots_and_widen_when_a_late_id_needs_it(monkeypatch):
+    """Many slots per piece (a tiny slot size), the two slots reused in turn; an id
+    beyond int32 in the last slot restarts the upload in int64."""
+    from concomp._gpu import upload
+
+    monkeypatch.setattr(upload, "SLOT_EDGES", 64)
+    rng = np.random.default_rng(9)
+    pieces = [(rng.integers(0, 10**6, k), rng.integers(0, 10**6, k)) for k in (1000, 63, 64, 65, 1)]
+    src, dst, lo, hi = _upload(pieces)
+    assert src.dtype == np.int32 and lo >= 0 and hi < 10**6
+    np.testing.assert_array_equal(src.get(), np.concatenate([s for s, _ in pieces]))
+    np.testing.assert_array_equal(dst.get(), np.concatenate([d for _, d in pieces]))
+    pieces[-2][1][-1] = 2**40  # in the last slot of the fourth piece
+    src, dst, lo, hi = _upload(pieces)
+    assert src.dtype == np.int64 and lo >= 0 and hi == 2**40
+    np.testing.assert_array_equal(dst.get(), np.concatenate([d for _, d in pieces]))
+
+
+def test_uploads_from_several_threads_at_once():
+    """Each thread stages through its own slots (a Dask worker's task threads)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(3)
+    jobs = [
+        (rng.integers(0, 2**31 - 1, 300_000), rng.integers(0, 2**31 - 1, 300_000)) for _ in range(8)
+    ]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda p: _upload([p]), jobs))
+    for (s, d), (gs, gd, lo, hi) in zip(jobs, got, strict=True):
+        np.testing.assert_array_equal(gs.get(), s)
+        np.testing.assert_array_equal(gd.get(), d)
+        assert (lo, hi) == (min(s.min(), d.min()), max(s.max(), d.max()))

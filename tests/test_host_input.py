@@ -11,6 +11,8 @@ the general input path's.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -23,6 +25,7 @@ from concomp._validate import host_edges
 from concomp.components import canonical_labels
 from concomp.errors import InvalidGraphError
 from concomp.options import DEFAULTS
+from concomp.streaming import host_chunks
 from concomp.variants import Variant
 
 
@@ -153,6 +156,70 @@ def test_host_edges_reads_inputs_as_coerce_graph_does():
 )
 def test_host_edges_leaves_other_inputs_to_the_general_path(graph):
     assert host_edges(graph) is None
+
+
+def _batched_table(src, dst, pieces=3):
+    pa = pytest.importorskip("pyarrow")
+    cuts = np.linspace(0, len(src), pieces + 1).astype(int)
+    batches = [
+        pa.record_batch({"w": np.ones(b - a), "target": dst[a:b], "source": src[a:b]})
+        for a, b in itertools.pairwise(cuts)
+    ]
+    return pa.Table.from_batches(batches)
+
+
+def test_host_chunks_reads_a_table_batch_by_batch_without_copies():
+    src, dst = np.arange(0, 20, 2), np.arange(1, 21, 2)
+    table = _batched_table(src, dst)
+    e = host_chunks(table, None, "auto")
+    assert e is not None and e.num_edges == 10 and e.num_nodes is None
+    pieces = list(e.chunks())
+    assert len(pieces) == 3 and all(p.label.startswith("table (record batch") for p in pieces)
+    np.testing.assert_array_equal(np.concatenate([p.src for p in pieces]), src)
+    np.testing.assert_array_equal(np.concatenate([p.dst for p in pieces]), dst)
+    assert not pieces[0].src.flags.owndata  # views of the Arrow buffers
+    assert host_chunks(table, 50, "auto").num_nodes == 50
+
+
+def test_host_chunks_leaves_tables_it_cannot_take_as_they_are():
+    pa = pytest.importorskip("pyarrow")
+    src, dst = np.arange(5), np.arange(1, 6)
+    assert host_chunks(_batched_table(src, dst), None, True) is None  # renumber=True
+    assert host_chunks(_batched_table(src - 3, dst), None, "auto") is None  # negative: renumbered
+    assert (
+        host_chunks(_batched_table(src - 3, dst), 9, "auto") is not None
+    )  # the range check names it
+    floats = pa.table({"src": src.astype(float), "dst": dst})
+    nulls = pa.table({"src": pa.array([0, None, 2]), "dst": pa.array([1, 2, 3])})
+    wide = pa.table({"src": pa.array(src, pa.uint64()), "dst": dst})
+    strings = pa.table({"src": ["a", "b"], "dst": ["b", "c"]})
+    for t in (floats, nulls, wide, strings, pa.table({"src": src})):
+        assert host_chunks(t, None, "auto") is None
+
+
+def test_host_chunks_reads_a_parquet_path_as_row_groups(tmp_path):
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    src, dst = np.arange(0, 20, 2), np.arange(1, 21, 2)
+    path = tmp_path / "e.parquet"
+    pq.write_table(_batched_table(src, dst), path, row_group_size=4)
+    e = host_chunks(str(path), None, "auto")  # the range from the row groups' statistics
+    assert e is not None and e.num_edges == 10 and e.num_nodes is None
+    pieces = list(e.chunks())
+    assert len(pieces) == 3 and "row group 2" in pieces[2].label
+    np.testing.assert_array_equal(np.concatenate([p.src for p in pieces]), src)
+    assert host_chunks(path, 30, "auto").num_nodes == 30
+    concomp.write_graph(concomp.Graph.from_edges(src, dst, 40), tmp_path / "g.parquet")
+    assert host_chunks(tmp_path / "g.parquet", None, "auto").num_nodes == 40  # its metadata
+    pq.write_table(_batched_table(src, dst), tmp_path / "bare.parquet", write_statistics=False)
+    assert host_chunks(tmp_path / "bare.parquet", None, "auto") is None  # no range known
+    assert host_chunks(tmp_path / "bare.parquet", 21, "auto") is not None
+    pq.write_table(_batched_table(src - 5, dst), tmp_path / "neg.parquet")
+    assert host_chunks(tmp_path / "neg.parquet", None, "auto") is None
+    (tmp_path / "e.txt").write_text("0 1\n")
+    for other in (tmp_path / "e.txt", tmp_path / "missing.parquet", tmp_path, 3):
+        assert host_chunks(other, None, "auto") is None
 
 
 def test_host_edges_declared_size_must_match_a_matrix():
@@ -300,3 +367,24 @@ def test_gpu_streamer_csr_rows_expanded_on_the_device(index_dtype):
     assert count == ref[0]
     np.testing.assert_array_equal(labels.get(), ref[1])
     assert eng.info()["edges"] == fed + 1
+
+
+@pytest.mark.gpu
+def test_gpu_tables_and_parquet_paths_stream_their_pieces(tmp_path):
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    _, src, dst, n = _kinds(5)
+    ref = _reference(src, dst, n)
+    table = _batched_table(src, dst, pieces=7)
+    path = tmp_path / "e.parquet"
+    pq.write_table(table, path, row_group_size=3001)
+    for graph in (table, str(path), path):
+        for num_nodes in (n, None):
+            count, labels = concomp.connected_components(graph, num_nodes=num_nodes, device="gpu")
+            k = int(max(src.max(), dst.max())) + 1 if num_nodes is None else n
+            assert count == ref[0] - (n - k)
+            np.testing.assert_array_equal(labels, ref[1][:k])
+    bad = _batched_table(src, np.where(dst == dst.max(), n + 5, dst), pieces=4)
+    with pytest.raises(InvalidGraphError, match=r"record batch \d+.*>= num_nodes"):
+        concomp.connected_components(bad, num_nodes=n, device="gpu")

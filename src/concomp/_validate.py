@@ -8,6 +8,7 @@ offending value and its position, what is allowed, and the fix.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,8 +142,11 @@ def edges_graph(
 class HostEdges:
     """Edges of a host input, taken as the caller holds them (no pass over the ids).
 
-    Either pairs (``src``, ``dst``) or a CSR (``indptr``, ``indices``). Nothing is
-    validated here beyond shapes: the GPU feed checks ids while it stages them.
+    Either pairs (``src``, ``dst``), a CSR (``indptr``, ``indices``), or edges that
+    arrive in pieces (``chunks``: a callable giving the pieces as
+    :class:`concomp.streaming.EdgeChunk`, read on use, such as a pyarrow table's record
+    batches or a Parquet file's row groups; ``chunk_edges`` counts their edges). Nothing
+    is validated here beyond shapes: the GPU feed checks ids while it stages them.
     ``num_nodes`` is the count the input or the caller declares, or None.
     """
 
@@ -151,9 +155,13 @@ class HostEdges:
     indptr: np.ndarray | None
     indices: np.ndarray | None
     num_nodes: int | None
+    chunks: Callable[[], Iterable[Any]] | None = None
+    chunk_edges: int = 0
 
     @property
     def num_edges(self) -> int:
+        if self.chunks is not None:
+            return self.chunk_edges
         ids = self.src if self.src is not None else self.indices
         return int(ids.shape[0]) if ids is not None else 0
 

@@ -19,7 +19,7 @@ from .errors import InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options
 from .results import ComponentLabels
-from .streaming import host_roots, streams
+from .streaming import host_chunks, host_roots, streams
 from .variants import Variant, resolve_variant
 
 log = logging.getLogger("concomp")
@@ -66,7 +66,7 @@ def _roots(
     """Root labels and the vertex ids they index (None: the ids are the positions)."""
     opts = resolve_options(options)
     variant = resolve_variant(algorithm)
-    edges = host_edges(graph, num_nodes, renumber)
+    edges = host_edges(graph, num_nodes, renumber) or host_chunks(graph, num_nodes, renumber)
     if edges is not None:
         dev = resolve_device(
             device,

@@ -38,6 +38,7 @@ from ._checks import (
     check_num_nodes,
 )
 from ._dispatch import choose_device, driver, resolve_device
+from ._renumber import check_renumber, might_renumber
 from ._rules import UNION_RULES, union_rules_for
 from ._validate import HostEdges, _is_dataframe, _is_scipy_sparse
 from .errors import GraphFormatError, InvalidGraphError, InvalidVariantError
@@ -193,7 +194,120 @@ def host_roots(
         engine.add_csr(edges.indptr, edges.indices, _ids_in_range([(edges.indices, "indices")], n))
     elif edges.src is not None and edges.dst is not None:
         engine.add(edges.src, edges.dst, _ids_in_range([(edges.src, "src"), (edges.dst, "dst")], n))
+    elif edges.chunks is not None:
+        for chunk in edges.chunks():
+            src, dst = chunk_ids(chunk)
+            if n is None and chunk.num_nodes:
+                engine.ensure_nodes(int(chunk.num_nodes))
+            engine.add(src, dst, range_check(chunk, src, dst, n))
     return engine.roots()
+
+
+def host_chunks(graph: Any, num_nodes: int | None, renumber: str | bool) -> HostEdges | None:
+    """Host edges that arrive in pieces, as the GPU feed takes them: a pyarrow table
+    (its record batches, read without a copy) or a Parquet file's path (its row groups,
+    read as the feed goes, two columns each).
+
+    None for anything else, and wherever the general path has to look first: id
+    columns that are not integers or hold nulls, ``renumber=True``, or ids that
+    ``renumber="auto"`` may renumber (no ``num_nodes``, and a range that says so: one
+    pass over a table; a file's row-group statistics, and a file without them takes
+    the general path). A path that is missing or not Parquet gives None too: the
+    general path reads it or names what is wrong.
+    """
+    if check_renumber(renumber) is True:
+        return None
+    n = None if num_nodes is None else _resolve_n(num_nodes)
+    if _is_arrow_table(graph):
+        return _table_edges(graph, n, renumber)
+    if _is_path(graph):
+        return _parquet_edges(os.fspath(graph), n, renumber)
+    return None
+
+
+def _arrow_ids(pa: Any, type_: Any) -> bool:
+    """Integer ids the staging pass reads as they are (uint64 takes the general path)."""
+    return bool(pa.types.is_integer(type_) and not pa.types.is_uint64(type_))
+
+
+def _table_edges(table: Any, n: int | None, renumber: str | bool) -> HostEdges | None:
+    import pyarrow as pa  # the table's own library: already loaded
+
+    cols = list(table.column_names)
+    if len(cols) < 2:
+        return None
+    s = _pick(cols, None, _SRC_NAMES, "source", 0)
+    t = _pick(cols, None, _DST_NAMES, "target", 1)
+    if s is None or t is None:
+        return None
+    cs, ct = table.column(s), table.column(t)
+    if not (_arrow_ids(pa, cs.type) and _arrow_ids(pa, ct.type)) or cs.null_count or ct.null_count:
+        return None
+    pieces = []
+    for i, batch in enumerate(table.select([s, t]).to_batches()):
+        if batch.num_rows:  # zero-copy views of the batch's buffers
+            src = batch.column(0).to_numpy(zero_copy_only=True)
+            dst = batch.column(1).to_numpy(zero_copy_only=True)
+            pieces.append(EdgeChunk(f"table (record batch {i})", src, dst))
+    if n is None and renumber == "auto" and pieces:
+        lo = min(min(int(p.src.min()), int(p.dst.min())) for p in pieces)
+        hi = max(max(int(p.src.max()), int(p.dst.max())) for p in pieces)
+        if might_renumber(lo, hi):
+            return None
+    return HostEdges(None, None, None, None, n, chunks=lambda: pieces, chunk_edges=table.num_rows)
+
+
+def _parquet_edges(name: str, n: int | None, renumber: str | bool) -> HostEdges | None:
+    try:
+        if not os.path.isfile(name) or not _is_parquet(name):
+            return None
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(name)
+    except (OSError, ImportError, ValueError):
+        return None
+    except Exception as exc:  # pyarrow's own errors: the general path names them
+        if type(exc).__module__.split(".")[0] == "pyarrow":
+            return None
+        raise
+    schema = pf.schema_arrow
+    cols = list(schema.names)
+    if len(cols) < 2:
+        return None
+    s = _pick(cols, None, _SRC_NAMES, "source", 0)
+    t = _pick(cols, None, _DST_NAMES, "target", 1)
+    if s is None or t is None:
+        return None
+    if not (_arrow_ids(pa, schema.field(s).type) and _arrow_ids(pa, schema.field(t).type)):
+        return None
+    meta = schema.metadata or {}
+    if n is None and b"concomp.num_nodes" in meta:
+        n = int(meta[b"concomp.num_nodes"])
+    if n is None and renumber == "auto":
+        span = _parquet_range(pf, [cols.index(s), cols.index(t)])
+        if span is None or might_renumber(*span):
+            return None
+    m = int(pf.metadata.num_rows)
+    return HostEdges(
+        None, None, None, None, n, chunks=lambda: _parquet_chunks(name, "graph"), chunk_edges=m
+    )
+
+
+def _parquet_range(pf: Any, columns: list[int]) -> tuple[int, int] | None:
+    """The ids' range from the row groups' statistics (None where one lacks them)."""
+    lo, hi = 0, -1
+    for g in range(pf.metadata.num_row_groups):
+        group = pf.metadata.row_group(g)
+        if group.num_rows == 0:
+            continue
+        for c in columns:
+            stats = group.column(c).statistics
+            if stats is None or not stats.has_min_max:
+                return None
+            a, b = int(stats.min), int(stats.max)
+            lo, hi = (a, b) if hi < lo else (min(lo, a), max(hi, b))
+    return lo, hi
 
 
 def _ids_in_range(

@@ -1,15 +1,20 @@
-"""Host edge ids onto the device in one staged copy.
+"""Host edge ids onto the device through two pinned slots.
 
 A pageable ``cupy.asarray`` of int64 ids crosses the bus at a fraction of its speed and
-needs separate passes for the id range. Here one parallel pass on all cores
-(:func:`concomp._shared.staging.stage_edges`) copies the ids into pinned host memory,
-narrowed to int32 while they fit, and finds their range; one copy then moves the pinned
-block to the device. Used where host edges go to the GPU as a whole (a partition of
-:mod:`concomp.dask`), not through the streaming pipeline.
+needs separate passes for the id range. Here the ids travel in pieces of
+:data:`SLOT_EDGES` edges: one parallel pass on all cores
+(:func:`concomp._shared.staging.stage_edges`) copies a piece into a pinned slot,
+narrowed to int32 while the ids fit, and finds its range, while the previous slot's
+copy to the device is under way. Each calling thread keeps its two slots for later
+calls, so the pinned memory a process holds is bounded (two slots per thread that
+uploads) whatever the size of the edges: a Dask worker's memory limit counts it.
+Used where host edges go to the GPU as a whole (a partition of :mod:`concomp.dask`),
+not through the streaming pipeline.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,9 +23,32 @@ import numpy as np
 from .._shared.staging import INT32_IDS, stage_edges
 from ._compat import cupy_module
 
-__all__ = ["edges_to_device"]
+__all__ = ["SLOT_EDGES", "edges_to_device"]
 
+#: Edges per pinned slot (two int64 ids each: 32 MiB a slot).
+SLOT_EDGES = 1 << 21
 _INT32_MIN = int(np.iinfo(np.int32).min)
+_local = threading.local()
+
+
+class _Slot:
+    """One pinned block of ``2 * edges`` int64 ids and the event of its last copy."""
+
+    def __init__(self, cp: Any, edges: int) -> None:
+        self.edges = edges
+        self.mem = cp.cuda.alloc_pinned_memory(2 * edges * 8)
+        self.copied = cp.cuda.Event()  # never recorded: synchronizing returns at once
+
+    def view(self, dtype: Any) -> np.ndarray:
+        return np.frombuffer(self.mem, dtype, 2 * self.edges)
+
+
+def _slots(cp: Any) -> list[_Slot]:
+    """This thread's two pinned slots (made on its first upload)."""
+    slots = getattr(_local, "slots", None)
+    if slots is None or slots[0].edges != SLOT_EDGES:
+        slots = _local.slots = [_Slot(cp, SLOT_EDGES), _Slot(cp, SLOT_EDGES)]
+    return slots
 
 
 def edges_to_device(pieces: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[Any, Any, int, int]:
@@ -44,20 +72,40 @@ def edges_to_device(pieces: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[An
     m = sum(int(s.shape[0]) for s, _ in pieces)
     if m == 0:
         return cp.zeros(0, np.int32), cp.zeros(0, np.int32), 0, -1
-    for dtype in (np.int32, np.int64):
-        mem = cp.cuda.alloc_pinned_memory(2 * m * np.dtype(dtype).itemsize)
-        host = np.frombuffer(mem, dtype, 2 * m)
-        lo, hi, at = 0, -1, 0
+    out = _upload(cp, pieces, m, np.int32)
+    if out is None:  # an id beyond int32: start again in int64
+        out = _upload(cp, pieces, m, np.int64)
+    assert out is not None
+    return out
+
+
+def _upload(
+    cp: Any, pieces: Sequence[tuple[np.ndarray, np.ndarray]], m: int, dtype: Any
+) -> tuple[Any, Any, int, int] | None:
+    """Stage and copy every piece as ``dtype``; None as soon as an id does not fit it."""
+    slots = _slots(cp)
+    stream = cp.cuda.get_current_stream()
+    src, dst = cp.empty(m, dtype), cp.empty(m, dtype)
+    lo, hi, at, turn = 0, -1, 0, 0
+    try:
         for s, d in pieces:
-            k = int(s.shape[0])
-            if k:
-                a, b = stage_edges(s, d, host[:m], host[m:], offset=at)
-                lo, hi = (a, b) if hi < lo else (min(lo, a), max(hi, b))
-            at += k
-        if dtype is np.int64 or (lo >= _INT32_MIN and hi <= INT32_IDS):
-            break  # int32 kept every id exactly
-    out = cp.empty(2 * m, dtype)
-    out.set(host)
-    # the pinned block goes back to CuPy's pool when `mem` is dropped: the copy must be done
-    cp.cuda.get_current_stream().synchronize()
-    return out[:m], out[m:], lo, hi
+            for a in range(0, int(s.shape[0]), SLOT_EDGES):
+                k = min(SLOT_EDGES, int(s.shape[0]) - a)
+                slot = slots[turn % 2]
+                turn += 1
+                slot.copied.synchronize()  # this slot's previous copy has left it
+                host = slot.view(dtype)
+                x, y = stage_edges(
+                    s[a : a + k], d[a : a + k], host[:k], host[slot.edges : slot.edges + k]
+                )
+                if dtype is np.int32 and (x < _INT32_MIN or y > INT32_IDS):
+                    return None  # the copies already queued finish in the `finally`
+                lo, hi = (x, y) if hi < lo else (min(lo, x), max(hi, y))
+                src[at : at + k].set(host[:k], stream)
+                dst[at : at + k].set(host[slot.edges : slot.edges + k], stream)
+                slot.copied.record(stream)
+                at += k
+    finally:
+        # the slots are refilled by this thread's next call: every copy must have left
+        stream.synchronize()
+    return src, dst, lo, hi

@@ -29,7 +29,7 @@ from typing import Any
 
 from .papers import format_ms
 
-__all__ = ["BENCHMARK", "SCIPY_KEY", "STREAM_KEY", "render_markdown"]
+__all__ = ["BENCHMARK", "SCIPY_KEY", "STREAM_FILE_KEY", "STREAM_KEY", "render_markdown"]
 
 #: The ``benchmark`` field of a host-input result file.
 BENCHMARK = "host-input"
@@ -40,8 +40,11 @@ STREAM_KEY = "stream_components {device}"
 #: Key of ``stream_components`` on the symmetric CSR's entries as pairs (each edge
 #: twice: the same data the symmetric CSR holds), per device.
 STREAM_SYM_KEY = "stream_components {device} symmetric entries"
-#: The kind whose bytes a SciPy row reads, and the one ``stream_components`` reads.
-_SCIPY_KIND, _STREAM_KIND = "scipy csr symmetric", "numpy pair int64"
+#: Key of ``stream_components`` on the Parquet file's path (its row groups read as it
+#: goes: the same work the file kind's call has to do), per device.
+STREAM_FILE_KEY = "stream_components {device} parquet file"
+#: The kind whose bytes a SciPy row reads, the one ``stream_components`` reads, the file.
+_SCIPY_KIND, _STREAM_KIND, _FILE_KIND = "scipy csr symmetric", "numpy pair int64", "parquet file"
 
 
 def _check(result: Any) -> None:
@@ -86,8 +89,13 @@ def _row(g: dict[str, Any], key: str, label: str, kind: str, device: str) -> str
     if ms is None:
         return None
     ran = g.get("auto_device", {}).get(kind) if device == "auto" else device
-    # each input against streaming the same data: the symmetric CSR holds every edge twice
-    ref = STREAM_SYM_KEY if kind == _SCIPY_KIND and key != SCIPY_KEY else STREAM_KEY
+    # each input against streaming the same data: the symmetric CSR holds every edge
+    # twice, and a file has to be read
+    ref = STREAM_KEY
+    if kind == _SCIPY_KIND and key != SCIPY_KEY:
+        ref = STREAM_SYM_KEY
+    elif kind == _FILE_KIND:
+        ref = STREAM_FILE_KEY
     times = g["times_ms"].get(ref.format(device=ran)) if ran else None
     if times is None and ran:
         times = g["times_ms"].get(STREAM_KEY.format(device=ran))
@@ -124,6 +132,10 @@ def _graph_table(name: str, g: dict[str, Any]) -> list[str]:
              _SCIPY_KIND, d)
         for d in ("gpu", "cpu")
     ]  # fmt: skip
+    lines += [
+        _row(g, STREAM_FILE_KEY.format(device=d), "stream_components (parquet file)", _FILE_KIND, d)
+        for d in ("gpu", "cpu")
+    ]
     kinds = dict.fromkeys(k.rsplit(" / ", 1)[0] for k in g["times_ms"] if " / " in k)
     for kind in kinds:
         lines += [_row(g, f"{kind} / {d}", kind, kind, d) for d in ("gpu", "auto", "cpu")]
