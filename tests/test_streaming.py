@@ -192,6 +192,30 @@ def test_cpu_parquet_row_groups(tmp_path):
     assert labels.shape == (n + 3,) and count == scipy_labels(src, dst, n + 3)[0]
 
 
+@pytest.mark.parametrize("ahead", [1, 450, 1 << 25])
+def test_parquet_row_groups_read_ahead_in_file_order(tmp_path, monkeypatch, ahead):
+    """Groups decode on several threads, at most `ahead` rows in flight (at least one
+    group), and come out in file order; a bad id in a middle group stops the read."""
+    import concomp.streaming as streaming
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    monkeypatch.setattr(streaming, "PARQUET_READ_AHEAD_ROWS", ahead)
+    src, dst, n = random_graph(8)
+    path = tmp_path / "edges.parquet"
+    pq.write_table(pa.table({"src": src, "dst": dst}), path, row_group_size=150)
+    chunks = list(iter_edge_chunks(path))
+    assert [c.label.rsplit(" ", 1)[1] for c in chunks] == [f"{g})" for g in range(len(chunks))]
+    np.testing.assert_array_equal(np.concatenate([c.src for c in chunks]), src)
+    np.testing.assert_array_equal(np.concatenate([c.dst for c in chunks]), dst)
+    assert_same(stream_components(path, n, device="cpu"), src, dst, n)
+    bad = dst.copy()
+    bad[1000] = n + 7  # row group 6
+    pq.write_table(pa.table({"src": src, "dst": bad}), path, row_group_size=150)
+    with pytest.raises(InvalidGraphError, match=r"row group 6\).*>= num_nodes"):
+        stream_components(path, n, device="cpu")
+
+
 def test_parquet_without_pyarrow_names_the_extra(tmp_path, monkeypatch):
     path = tmp_path / "edges.parquet"
     path.write_bytes(b"PAR1 not really")

@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -560,8 +563,22 @@ def _is_parquet(name: str) -> bool:
         return f.read(4) == b"PAR1"
 
 
+#: Rows of a Parquet file read ahead of the consumer (about 0.5 GB of int64 id pairs),
+#: or one row group where a group is larger.
+PARQUET_READ_AHEAD_ROWS = 1 << 25
+#: Threads that decode row groups at once; a group of more rows than this many
+#: decodes its two columns on pyarrow's own threads instead.
+_PARQUET_THREADS, _LARGE_GROUP_ROWS = 8, 1 << 22
+
+
 def _parquet_chunks(name: str, label: str) -> Iterator[EdgeChunk]:
-    """One chunk per row group, reading only the two id columns."""
+    """One chunk per row group, reading only the two id columns.
+
+    Row groups are decoded on a few threads ahead of the consumer (each thread with
+    its own reader; at most :data:`PARQUET_READ_AHEAD_ROWS` rows in flight), so a file
+    of many small groups reads at the speed of its cores and the reading overlaps
+    the consumer's work on the groups before; they come out in file order.
+    """
     from .io._parse import pyarrow_or_raise  # loads the parser's numba kernels: on use
 
     pa, pq = pyarrow_or_raise()
@@ -579,16 +596,35 @@ def _parquet_chunks(name: str, label: str) -> Iterator[EdgeChunk]:
     t = _pick(cols, None, _DST_NAMES, "target", 1)
     meta = pf.schema_arrow.metadata or {}
     n = int(meta[b"concomp.num_nodes"]) if b"concomp.num_nodes" in meta else None
-    if pf.num_row_groups == 0:
+    groups = pf.num_row_groups
+    if groups == 0:
         yield EdgeChunk(f"{label} ({name!r})", np.zeros(0, np.int64), np.zeros(0, np.int64), n)
-    for g in range(pf.num_row_groups):
-        table = pf.read_row_group(g, columns=[s, t])
-        yield EdgeChunk(
-            f"{label} ({name!r}, row group {g})",
-            _column_values(table.column(s)),
-            _column_values(table.column(t)),
-            n,
-        )
+        return
+    rows = [pf.metadata.row_group(g).num_rows for g in range(groups)]
+    readers = threading.local()
+
+    def read(g: int) -> tuple[np.ndarray, np.ndarray]:
+        f = getattr(readers, "file", None)
+        if f is None:  # one reader per thread: a ParquetFile is not shared between threads
+            f = readers.file = pq.ParquetFile(name)
+        table = f.read_row_group(g, columns=[s, t], use_threads=rows[g] > _LARGE_GROUP_ROWS)
+        return _column_values(table.column(s)), _column_values(table.column(t))
+
+    pool = ThreadPoolExecutor(min(_PARQUET_THREADS, groups), thread_name_prefix="concomp-parquet")
+    pending: deque[tuple[int, Future]] = deque()
+    ahead, nxt = 0, 0
+    try:
+        for g in range(groups):
+            while nxt < groups and (not pending or ahead + rows[nxt] <= PARQUET_READ_AHEAD_ROWS):
+                pending.append((nxt, pool.submit(read, nxt)))
+                ahead += rows[nxt]
+                nxt += 1
+            _, future = pending.popleft()
+            ahead -= rows[g]
+            src, dst = future.result()
+            yield EdgeChunk(f"{label} ({name!r}, row group {g})", src, dst, n)
+    finally:  # a consumer that stops early (a bad id) leaves no read running
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 # ----------------------------------------------------------------------------- validation
