@@ -10,7 +10,8 @@ Peers in the same run: on the CPU scipy.ndimage, scikit-image, connected-compone
 and OpenCV (each when installed); on the GPU cupyx.scipy.ndimage. Every result is
 checked: concomp's labels equal SciPy's exactly, a peer's equal them up to numbering.
 GPU rows carry the memory floor, (mask bytes + label bytes) / the measured
-device-to-device copy bandwidth. One JSON document goes to ``--out``.
+device-to-device copy bandwidth. One JSON document goes to ``--out``, rewritten after every
+row.
 
     PYTHONPATH=src python benchmarks/bench_label.py --device cpu --sizes 4096,256 --out r.json
 """
@@ -168,16 +169,7 @@ def main() -> None:
     import numba
 
     bandwidth = copy_bandwidth(args.reps) if args.device == "gpu" else None
-    rows = []
-    for name, image in corpus(sizes):
-        for connectivity in sorted({1, image.ndim}):
-            if args.device == "gpu":
-                row = run_gpu(name, image, connectivity, args.reps, bandwidth)
-            else:
-                row = run_cpu(name, image, connectivity, args.reps)
-            rows.append(row)
-            times = " ".join(f"{k[:-3]}={v:.1f}" for k, v in row.items() if k.endswith("_ms"))
-            print(f"{name:28s} c={connectivity} {times}", flush=True)
+    rows: list[dict[str, Any]] = []
     doc = {
         "schema": results.SCHEMA,
         "benchmark": "label",
@@ -189,6 +181,17 @@ def main() -> None:
         "versions": results.versions(),
         "rows": rows,
     }
+    for name, image in corpus(sizes):
+        for connectivity in sorted({1, image.ndim}):
+            if args.device == "gpu":
+                row = run_gpu(name, image, connectivity, args.reps, bandwidth)
+            else:
+                row = run_cpu(name, image, connectivity, args.reps)
+            rows.append(row)
+            times = " ".join(f"{k[:-3]}={v:.1f}" for k, v in row.items() if k.endswith("_ms"))
+            print(f"{name:28s} c={connectivity} {times}", flush=True)
+            if args.out:  # after every row: a run cut by a time limit keeps what it measured
+                results.write(doc, args.out)
     if args.out:
         results.write(doc, args.out)
     else:
