@@ -153,7 +153,7 @@ def _engine(device: str, kind: str, m: int, on_gpu: bool, what: str) -> str:
 
 
 def _to_gpu(pairs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[Any, Any, int, int]:
-    """Host id pairs concatenated on the GPU, and their range (one staged copy)."""
+    """Host id pairs concatenated on the GPU, and their range (staged through pinned slots)."""
     from .._gpu._compat import staged_edges_to_device
 
     return staged_edges_to_device(pairs)
@@ -270,7 +270,7 @@ def _checked(
     s, d = chunk_ids(chunk)
     dev = _engine(device, kind, int(s.shape[0]), is_cupy_array(s), label)
     staged = dev == "gpu" and not is_cupy_array(s)
-    if staged:  # one staged copy, narrowed while ids fit, with the range found on the way
+    if staged:  # staged through pinned slots, narrowed while ids fit, the range found on the way
         s, d, lo, hi = _to_gpu([(s, d)])
     else:
         s, d = _on(dev, s), _on(dev, d)
