@@ -228,23 +228,30 @@ def host_chunks(graph: Any, num_nodes: int | None, renumber: str | bool) -> Host
     return None
 
 
-def _arrow_ids(pa: Any, type_: Any) -> bool:
-    """Integer ids the staging pass reads as they are (uint64 takes the general path)."""
-    return bool(pa.types.is_integer(type_) and not pa.types.is_uint64(type_))
+def _id_columns(pa: Any, names: list[str], type_of: Callable[[str], Any]) -> tuple[str, str] | None:
+    """The source and target columns (picked as frames' are) when both hold integer ids
+    the staging pass reads as they are (uint64, floats and strings take the general path)."""
+    if len(names) < 2:
+        return None
+    s = _pick(names, None, _SRC_NAMES, "source", 0)
+    t = _pick(names, None, _DST_NAMES, "target", 1)
+    if s is None or t is None:
+        return None
+    for name in (s, t):
+        type_ = type_of(name)
+        if not pa.types.is_integer(type_) or pa.types.is_uint64(type_):
+            return None
+    return s, t
 
 
 def _table_edges(table: Any, n: int | None, renumber: str | bool) -> HostEdges | None:
     import pyarrow as pa  # the table's own library: already loaded
 
-    cols = list(table.column_names)
-    if len(cols) < 2:
+    picked = _id_columns(pa, list(table.column_names), lambda c: table.column(c).type)
+    if picked is None:
         return None
-    s = _pick(cols, None, _SRC_NAMES, "source", 0)
-    t = _pick(cols, None, _DST_NAMES, "target", 1)
-    if s is None or t is None:
-        return None
-    cs, ct = table.column(s), table.column(t)
-    if not (_arrow_ids(pa, cs.type) and _arrow_ids(pa, ct.type)) or cs.null_count or ct.null_count:
+    s, t = picked
+    if table.column(s).null_count or table.column(t).null_count:
         return None
     pieces = []
     for i, batch in enumerate(table.select([s, t]).to_batches()):
@@ -276,14 +283,10 @@ def _parquet_edges(name: str, n: int | None, renumber: str | bool) -> HostEdges 
         raise
     schema = pf.schema_arrow
     cols = list(schema.names)
-    if len(cols) < 2:
+    picked = _id_columns(pa, cols, lambda c: schema.field(c).type)
+    if picked is None:
         return None
-    s = _pick(cols, None, _SRC_NAMES, "source", 0)
-    t = _pick(cols, None, _DST_NAMES, "target", 1)
-    if s is None or t is None:
-        return None
-    if not (_arrow_ids(pa, schema.field(s).type) and _arrow_ids(pa, schema.field(t).type)):
-        return None
+    s, t = picked
     meta = schema.metadata or {}
     if n is None and b"concomp.num_nodes" in meta:
         n = int(meta[b"concomp.num_nodes"])
