@@ -9,9 +9,9 @@ pytestmark = pytest.mark.gpu
 
 
 def _upload(pieces):
-    from concomp._gpu.upload import edges_to_device
+    from concomp._gpu._compat import staged_edges_to_device
 
-    return edges_to_device(pieces)
+    return staged_edges_to_device(pieces)
 
 
 @pytest.mark.parametrize(

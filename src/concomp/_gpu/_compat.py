@@ -230,4 +230,4 @@ def staged_edges_to_device(pieces: Any) -> tuple[Any, Any, int, int]:
     """:func:`concomp._gpu.upload.edges_to_device`."""
     from .upload import edges_to_device
 
-    return edges_to_device(pieces)
+    return edges_to_device(cupy_module(), pieces)

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from .._shared.staging import INT32_IDS, stage_edges
-from ._compat import cupy_module
 
 __all__ = ["SLOT_EDGES", "edges_to_device"]
 
@@ -51,11 +50,15 @@ def _slots(cp: Any) -> list[_Slot]:
     return slots
 
 
-def edges_to_device(pieces: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[Any, Any, int, int]:
+def edges_to_device(
+    cp: Any, pieces: Sequence[tuple[np.ndarray, np.ndarray]]
+) -> tuple[Any, Any, int, int]:
     """The pieces' ids concatenated on the device, and their smallest and largest id.
 
     Parameters
     ----------
+    cp : module
+        CuPy, as :mod:`concomp._gpu._compat` (the one module that imports it) passes it.
     pieces : sequence of (src, dst)
         1-D NumPy arrays of signed or at most 32-bit unsigned integers, ``src`` and
         ``dst`` of one length per piece.
@@ -68,7 +71,6 @@ def edges_to_device(pieces: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[An
         The range of all ids (``(0, -1)`` when there are none), found in the copy
         pass, for the caller's range check.
     """
-    cp = cupy_module()
     m = sum(int(s.shape[0]) for s, _ in pieces)
     if m == 0:
         return cp.zeros(0, np.int32), cp.zeros(0, np.int32), 0, -1
