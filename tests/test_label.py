@@ -301,3 +301,28 @@ def test_property_small_images_match_the_reference(case):
         want, m = label_reference(image, connectivity, multilabel=multilabel)
         assert n == m
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.gpu
+def test_gpu_tiles_lines_spirals_and_multilabel_match_scipy():
+    """Shapes that cut many tiles at odd places: long lines, one component snaking
+    through every tile, and multilabel regions that touch across tile faces."""
+    import cupy
+
+    cases = [
+        (random_mask((1_000_003,), 0.9, seed=21), 1, False),
+        (random_mask((3, 100_001), 0.7, seed=22), 2, False),
+        (random_mask((100_001, 3), 0.7, seed=23), 1, False),
+        (spiral(1023), 1, False),
+        (maze((513, 1025), seed=24), 2, False),
+        (random_mask((5, 300, 7), 0.5, seed=25), 3, False),
+        (np.random.default_rng(26).integers(0, 4, (515, 517)).astype(np.int16), 1, True),
+        (np.random.default_rng(27).integers(0, 3, (33, 35, 37)).astype(np.uint8), 3, True),
+    ]
+    for image, connectivity, multilabel in cases:
+        got, n = concomp.label(
+            cupy.asarray(image), connectivity, multilabel=multilabel, return_num=True
+        )
+        want, m = label_reference(image, connectivity, multilabel=multilabel)
+        assert n == m, image.shape
+        np.testing.assert_array_equal(got.get(), want)

@@ -1,11 +1,13 @@
 """Connected-component labelling of images and volumes on the GPU (kernels: ``cuda/label.cu``).
 
-An implicit-grid labeller: no edge list. Four launches and one scan: ``label_init``
-(parent = own index on the foreground), ``label_union`` (each foreground pixel unites
-with its earlier foreground neighbours by atomicMin union-find), ``label_compress``
-(parents to roots, root flags), an inclusive scan of the flags (each root's label), and
-``label_write`` (labels in the output dtype). Roots are the smallest index of their
-component, so the labels follow raster order of first appearance, as on the CPU.
+An implicit-grid labeller: no edge list. Block-based union-find in four launches and
+one small scan: ``label_local`` (each thread block unites the pixels of one tile of the
+volume in shared memory), ``label_border`` (neighbours in other tiles unite through
+global memory), ``label_flatten`` (parents to roots; one bit per pixel marks the roots,
+with a count per 32 pixels), an inclusive scan of the counts, and ``label_number`` (each
+root's label is the number of roots before it, read off the scan and its bit word).
+Roots are the smallest index of their component, so the labels follow raster order of
+first appearance, as on the CPU.
 """
 
 from __future__ import annotations
@@ -42,14 +44,20 @@ _VALUES = sorted(set(CTYPES.values()))
 _INDEX = ("int", "long long")
 
 
+#: Threads per tile (one block each); ``cuda/label.cu`` holds this many in shared memory.
+MAX_TILE = 256
+#: Most earlier offsets a neighbourhood has on the GPU (a ``3 x 3 x 3`` structure: 13).
+MAX_OFFSETS = 13
+
+
 def _names() -> list[str]:
-    names = [f"label_compress<{i}>" for i in _INDEX]
+    names = [f"label_flatten<{i}>" for i in _INDEX]
     names += [f"label_stats<{t}>" for t in _INTEGERS]
     for i in _INDEX:
         for t in _VALUES:
-            names.append(f"label_init<{t}, {i}>")
-            names += [f"label_union<{t}, {i}, {m}>" for m in ("false", "true")]
-            names.append(f"label_write<{i}, {t}>")
+            for kernel in ("label_local", "label_border"):
+                names += [f"{kernel}<{t}, {i}, {m}>" for m in ("false", "true")]
+            names.append(f"label_number<{i}, {t}>")
     return sorted(names)
 
 
@@ -59,6 +67,27 @@ INSTANTIATIONS = _names()
 
 def _launch(name: str, work: int, args: tuple) -> None:
     get_kernel("label.cu", name)(grid_for(work), (BLOCK,), args)
+
+
+def _pow2_at_least(x: int) -> int:
+    return 1 << max(0, int(x) - 1).bit_length()
+
+
+def tile_shape(d: int, h: int, w: int) -> tuple[int, int, int]:
+    """The ``(tz, ty, tx)`` tile one thread block labels in shared memory.
+
+    Rows of 32 pixels (coalesced reads and writes) and 8 of them in an image; 8 x 8 x 4
+    in a volume (fewer pixels on a tile's faces, which the border pass merges); a line
+    takes whole blocks of it. A dimension shorter than its tile side shrinks the side to
+    the next power of two, and the others grow into the freed threads.
+    """
+    budget = MAX_TILE
+    tx = min(_pow2_at_least(w), budget if d == h == 1 else 32 if d == 1 else 8, budget)
+    budget //= tx
+    ty = min(_pow2_at_least(h), budget if d == 1 else min(8, budget))
+    budget //= ty
+    tz = min(_pow2_at_least(d), budget)
+    return tz, ty, tx
 
 
 def _as_volume(image: Any, offsets: np.ndarray) -> tuple[Any, np.ndarray]:
@@ -87,40 +116,61 @@ def label_image(
     :func:`concomp._engine.label_image`)."""
     cp = cupy_module()
     vol, offs = _as_volume(image, offsets)
+    if offs.shape[0] > MAX_OFFSETS:  # a 3 x 3 x 3 structure has at most 13
+        raise EngineCapabilityError(
+            f"the gpu engine labels neighbourhoods of at most {MAX_OFFSETS} earlier "
+            f"neighbours, not {offs.shape[0]}. Fix: use device='cpu'."
+        )
     if vol.dtype == np.bool_:
         vol = vol.view(np.uint8)
     t = CTYPES[vol.dtype.name]
     n = int(vol.size)
     itype = np.dtype(np.int32) if n < 2**31 - 1 else np.dtype(np.int64)
     i = "int" if itype == np.int32 else "long long"
-    need = 3 * n * itype.itemsize  # parent, flags, ranks
+    words = (n + 31) // 32
+    need = n * itype.itemsize + words * (4 + 2 * itype.itemsize)  # parent, bits, counts, scan
     check_device_fits(lambda: f"labels of a {image.shape} image", need)
     bg = vol.dtype.type(background)
-    d, h, w = (itype.type(s) for s in vol.shape)
+    d, h, w = (int(s) for s in vol.shape)
+    tz, ty, tx = tile_shape(d, h, w)
+    tiles = -(-d // tz) * -(-h // ty) * -(-w // tx)
     with out_of_memory_guard(f"labels of a {image.shape} image", need):
         parent = cp.empty(n, dtype=itype)
-        flags = cp.empty(n, dtype=itype)
         offsets_dev = cp.asarray(offs.reshape(-1))
         ml = "true" if multilabel else "false"
-        _launch(f"label_init<{t}, {i}>", n, (vol, parent, itype.type(n), bg))
-        _launch(
-            f"label_union<{t}, {i}, {ml}>",
-            n,
-            (vol, parent, d, h, w, offsets_dev, np.int32(offs.shape[0]), bg),
+        grid_args = (
+            vol,
+            parent,
+            np.int64(d),
+            np.int64(h),
+            np.int64(w),
+            np.int32(tz),
+            np.int32(ty),
+            np.int32(tx),
+            offsets_dev,
+            np.int32(offs.shape[0]),
+            bg,
         )
-        _launch(f"label_compress<{i}>", n, (parent, flags, itype.type(n)))
-        ranks = cp.cumsum(flags, dtype=itype)  # dtype named: a cumsum of int32 is int64
-        del flags
-        count = int(ranks[-1])
+        for kernel in ("label_local", "label_border"):
+            get_kernel("label.cu", f"{kernel}<{t}, {i}, {ml}>")(
+                (tiles,), (tz * ty * tx,), grid_args
+            )
+        bits = cp.empty(words, dtype=np.uint32)
+        counts = cp.empty(words, dtype=itype)
+        _launch(f"label_flatten<{i}>", n, (parent, bits, counts, itype.type(n)))
+        scan = cp.cumsum(counts, dtype=itype)  # dtype named: a cumsum of int32 is int64
+        del counts
+        count = int(scan[-1]) if words else 0
         result = _output(cp, image.shape, count, out)
         target = result if result.dtype.name in CTYPES and result.dtype != np.bool_ else None
         if target is None:
             target = cp.empty(image.shape, dtype=np.int64)
-        _launch(
-            f"label_write<{i}, {CTYPES[target.dtype.name]}>",
-            n,
-            (parent, ranks, target, itype.type(n)),
-        )
+        if n:
+            _launch(
+                f"label_number<{i}, {CTYPES[target.dtype.name]}>",
+                n,
+                (parent, bits, scan, target, itype.type(n)),
+            )
         if target is not result:
             result[...] = target
     return count, result
