@@ -29,14 +29,22 @@
 #define LABEL_MAX_TILE 256
 #define LABEL_MAX_OFFSETS 13
 
-// The root of x, read through volatile loads: other threads lower parents with
-// atomicMin while this one walks, and each step must see memory, not a register.
+// Every parent pointer goes to a smaller index (a union links the larger root under the
+// smaller; a tile root is its set's smallest index), so x's ancestors have decreasing
+// indices and its root is the smallest of them. That makes path halving safe under
+// concurrent unions: x's parent is lowered to its grandparent with atomicMin, which
+// never replaces a pointer with one further from the root, whatever other threads wrote
+// meanwhile. Reads are volatile: other threads lower parents while this one walks.
 template <typename I>
-__device__ __forceinline__ I label_root(const volatile I* parent, I x) {
-    I p = parent[x];
+__device__ __forceinline__ I label_root(I* parent, I x) {
+    volatile I* vp = parent;
+    I p = vp[x];
     while (p != x) {
-        x = p;
-        p = parent[x];
+        const I gp = vp[p];
+        if (gp == p) return p;
+        atomicMin(&parent[x], gp);
+        x = gp;
+        p = vp[x];
     }
     return x;
 }
@@ -132,10 +140,23 @@ __global__ void label_local(const T* __restrict__ img, I* __restrict__ parent, l
     parent[g] = (I)(((t.oz + rz) * h + t.oy + ry) * w + t.ox + rx);
 }
 
+// Whether neighbours a and b (values va, vb) belong together: both foreground and, for
+// multilabel, equal.
+template <typename T, bool ML>
+__device__ __forceinline__ bool label_joins(T va, T vb, T bg) {
+    return va != bg && vb != bg && (!ML || va == vb);
+}
+
 // Neighbours in other tiles: each foreground pixel unites, through global memory, with
 // its earlier foreground neighbours outside its own tile (launched with label_local's
 // tiles; only pixels on a tile's low faces, or its last column for offsets such as
 // (0, -1, +1), have any).
+//
+// A union is skipped where the pixel one step back along x (or y) repeats it: if i - e
+// is in i's tile and joins i, and j - e is in j's tile and joins j, the local pass has
+// united i with i - e and j with j - e, and the thread of i - e unites i - e with
+// j - e (same offset, also across tiles) or skips by the same rule from a pixel further
+// back in the tile. On a dense face that leaves one global union per run of pixels.
 template <typename T, typename I, bool ML>
 __global__ void label_border(const T* __restrict__ img, I* parent, long long d, long long h,
                              long long w, int tz, int ty, int tx,
@@ -145,6 +166,11 @@ __global__ void label_border(const T* __restrict__ img, I* parent, long long d, 
     __syncthreads();
     const LabelTile t = label_tile(h, w, tz, ty, tx);
     if (t.x >= w || t.y >= h || t.z >= d) return;
+    bool step_x = false, step_y = false;  // the neighbourhood holds (0,0,-1) / (0,-1,0)
+    for (int q = 0; q < k; ++q) {
+        step_x |= so[3 * q] == 0 && so[3 * q + 1] == 0 && so[3 * q + 2] == -1;
+        step_y |= so[3 * q] == 0 && so[3 * q + 1] == -1 && so[3 * q + 2] == 0;
+    }
     const long long g = (t.z * h + t.y) * w + t.x;
     bool read = false;
     T v = bg;
@@ -157,17 +183,23 @@ __global__ void label_border(const T* __restrict__ img, I* parent, long long d, 
         if (!read) {
             v = img[g];
             read = true;
+            if (v == bg) return;
         }
-        if (v == bg) return;
         const long long j = (nz * h + ny) * w + nx;
         const T u = img[j];
-        if (u == bg || (ML && u != v)) continue;
+        if (!label_joins<T, ML>(v, u, bg)) continue;
+        // j - 1 lies in j's tile when nx is not the first column of a tile
+        if (step_x && t.lx > 0 && nx % tx != 0 && label_joins<T, ML>(v, img[g - 1], bg) &&
+            label_joins<T, ML>(u, img[j - 1], bg))
+            continue;
+        if (step_y && t.ly > 0 && ny % ty != 0 && label_joins<T, ML>(v, img[g - w], bg) &&
+            label_joins<T, ML>(u, img[j - w], bg))
+            continue;
         label_unite<I>(parent, (I)g, (I)j);
     }
 }
 
-// Every foreground parent becomes its root (walks halve the path behind them: no link
-// is made any more, so a parent may be replaced by any ancestor). Pixels 32k .. 32k + 31
+// Every foreground parent becomes its root (walks halve the path behind them). Pixels 32k .. 32k + 31
 // are one warp's lanes in one step of the loop (blockDim.x is a multiple of 32), so the
 // warp's ballot is word k of the root bits. n_words = ceil(n / 32).
 template <typename I>
@@ -179,19 +211,12 @@ __global__ void label_flatten(I* parent, unsigned int* __restrict__ bits,
         const long long i = base + threadIdx.x;
         bool root = false;
         if (i < (long long)n) {
-            volatile I* vp = parent;
-            const I first = vp[i];
+            const I first = parent[i];
             if (first >= 0) {
-                I x = first;
-                I p = vp[x];
-                while (p != x) {
-                    const I gp = vp[p];
-                    if (gp != p) vp[x] = gp;
-                    x = gp;
-                    p = vp[x];
-                }
-                if (x != first) parent[i] = x;
-                root = x == (I)i;
+                const I r = label_root<I>(parent, first);
+                // the root is smaller than anything a halving walk may write here later
+                if (r != first) parent[i] = r;
+                root = r == (I)i;
             }
         }
         const unsigned int word = __ballot_sync(0xffffffffu, root);
