@@ -326,3 +326,23 @@ def test_gpu_tiles_lines_spirals_and_multilabel_match_scipy():
         want, m = label_reference(image, connectivity, multilabel=multilabel)
         assert n == m, image.shape
         np.testing.assert_array_equal(got.get(), want)
+
+
+def test_gpu_neighbourhood_layout_and_tiles():
+    """The neighbourhood array the GPU kernels read (no GPU needed to build it)."""
+    from concomp._gpu.label import MAX_TILE, neighbourhood, tile_shape
+
+    eight = np.array([[0, -1, -1], [0, -1, 0], [0, -1, 1], [0, 0, -1]])
+    nb = neighbourhood(eight).tolist()
+    k, ql, qu, lo, hi = nb[0], nb[1], nb[2], nb[3:6], nb[6:9]
+    rows = [tuple(nb[9 + 3 * q : 12 + 3 * q]) for q in range(k)]
+    adj = nb[9 + 3 * k :]
+    assert (k, ql, qu) == (4, 0, 1) and lo == [0, -1, -1] and hi == [0, 0, 1]
+    assert rows[:2] == [(0, 0, -1), (0, -1, 0)] and set(rows) == {tuple(r) for r in eight}
+    # (0,0,-1) and (0,-1,-1) differ by (0,-1,0); (0,0,-1) and (0,-1,1) by (0,-1,2): no
+    assert adj[0] >> rows.index((0, -1, -1)) & 1 and not adj[0] >> rows.index((0, -1, 1)) & 1
+    assert neighbourhood(np.zeros((0, 3), int)).tolist() == [0, -1, -1, 0, 0, 0, 0, 0, 0]
+    for shape in [(1, 1, 1), (1, 1, 10**6), (1, 3, 5), (1, 8192, 8192), (300, 1, 1), (7, 3, 2)]:
+        tz, ty, tx = tile_shape(*shape)
+        assert 1 <= tz <= 64 and tz * ty * tx <= MAX_TILE
+        assert all(t <= max(1, 1 << (s - 1).bit_length()) for t, s in zip((tz, ty, tx), shape))

@@ -86,8 +86,33 @@ def tile_shape(d: int, h: int, w: int) -> tuple[int, int, int]:
     budget //= tx
     ty = min(_pow2_at_least(h), budget if d == 1 else min(8, budget))
     budget //= ty
-    tz = min(_pow2_at_least(d), budget)
+    tz = min(_pow2_at_least(d), budget, 64)  # a block's z side is at most 64 threads
     return tz, ty, tx
+
+
+def neighbourhood(offsets: np.ndarray) -> np.ndarray:
+    """The int32 array the kernels read the neighbourhood from (layout in ``cuda/label.cu``).
+
+    ``offsets`` are ``(dz, dy, dx)`` rows of earlier neighbours. They are reordered with
+    ``(0, 0, -1)`` first and ``(0, -1, 0)`` next, which the kernels' rules for leaving
+    out unions need; the others follow in their given order.
+    """
+    rows = [tuple(int(v) for v in r) for r in offsets]
+    first = [r for r in ((0, 0, -1), (0, -1, 0)) if r in rows]
+    rows = first + [r for r in rows if r not in first]
+    k = len(rows)
+    ql = rows.index((0, 0, -1)) if (0, 0, -1) in rows else -1
+    qu = rows.index((0, -1, 0)) if (0, -1, 0) in rows else -1
+    arr = np.array(rows, dtype=np.int64).reshape(k, 3)
+    lo = arr.min(axis=0) if k else np.zeros(3, np.int64)
+    hi = arr.max(axis=0) if k else np.zeros(3, np.int64)
+    steps = {r for r in rows} | {tuple(-v for v in r) for r in rows}
+    adj = [
+        sum(1 << b for b in range(k) if tuple(np.subtract(rows[a], rows[b])) in steps)
+        for a in range(k)
+    ]
+    head = [k, ql, qu, *lo.tolist(), *hi.tolist()]
+    return np.array(head + arr.ravel().tolist() + adj, dtype=np.int32)
 
 
 def _as_volume(image: Any, offsets: np.ndarray) -> tuple[Any, np.ndarray]:
@@ -133,28 +158,14 @@ def label_image(
     bg = vol.dtype.type(background)
     d, h, w = (int(s) for s in vol.shape)
     tz, ty, tx = tile_shape(d, h, w)
-    tiles = -(-d // tz) * -(-h // ty) * -(-w // tx)
+    grid = (-(-w // tx), min(-(-h // ty), 65535), min(-(-d // tz), 65535))
     with out_of_memory_guard(f"labels of a {image.shape} image", need):
         parent = cp.empty(n, dtype=itype)
-        offsets_dev = cp.asarray(offs.reshape(-1))
+        nbhd = cp.asarray(neighbourhood(offs))
         ml = "true" if multilabel else "false"
-        grid_args = (
-            vol,
-            parent,
-            np.int64(d),
-            np.int64(h),
-            np.int64(w),
-            np.int32(tz),
-            np.int32(ty),
-            np.int32(tx),
-            offsets_dev,
-            np.int32(offs.shape[0]),
-            bg,
-        )
+        args = (vol, parent, np.int64(d), np.int64(h), np.int64(w), nbhd, bg)
         for kernel in ("label_local", "label_border"):
-            get_kernel("label.cu", f"{kernel}<{t}, {i}, {ml}>")(
-                (tiles,), (tz * ty * tx,), grid_args
-            )
+            get_kernel("label.cu", f"{kernel}<{t}, {i}, {ml}>")(grid, (tx, ty, tz), args)
         bits = cp.empty(words, dtype=np.uint32)
         counts = cp.empty(words, dtype=itype)
         _launch(f"label_flatten<{i}>", n, (parent, bits, counts, itype.type(n)))

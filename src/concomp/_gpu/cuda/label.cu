@@ -70,132 +70,155 @@ __device__ __forceinline__ void label_unite(I* parent, I a, I b) {
     }
 }
 
-// A block's tile: its origin in the volume and the pixel of this thread.
-struct LabelTile {
-    int lx, ly, lz;           // this thread's position in the tile
-    long long x, y, z;        // ... and in the volume
-    long long ox, oy, oz;     // the tile's origin
-};
+// The neighbourhood as the kernels read it, one int array laid out by label.py:
+//   [0] k, the number of earlier offsets; [1] ql, the index of (0, 0, -1) or -1;
+//   [2] qu, the index of (0, -1, 0) or -1; [3..5] the smallest dz, dy, dx; [6..8] the
+//   largest; then k (dz, dy, dx) triples; then k adjacency masks: bit r of mask q is set
+//   when offsets q and r differ by an offset of the neighbourhood (or its negative).
+// Offsets come ordered: (0, 0, -1) first and (0, -1, 0) next where they are present.
+#define LABEL_HEAD 9
+#define LABEL_NB_INTS (LABEL_HEAD + 4 * LABEL_MAX_OFFSETS)
 
-__device__ __forceinline__ LabelTile label_tile(long long h, long long w, int tz, int ty,
-                                                int tx) {
-    LabelTile t;
-    const long long nbx = (w + tx - 1) / tx;
-    const long long nby = (h + ty - 1) / ty;
-    const long long b = blockIdx.x;
-    t.ox = (b % nbx) * tx;
-    t.oy = ((b / nbx) % nby) * ty;
-    t.oz = (b / (nbx * nby)) * tz;
-    const int l = threadIdx.x;
-    t.lx = l % tx;
-    t.ly = (l / tx) % ty;
-    t.lz = l / (tx * ty);
-    t.x = t.ox + t.lx;
-    t.y = t.oy + t.ly;
-    t.z = t.oz + t.lz;
-    return t;
+__device__ __forceinline__ void label_load_nbhd(int* nb, const int* __restrict__ src) {
+    const int k = src[0];
+    for (int q = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+         q < LABEL_HEAD + 4 * k; q += blockDim.x * blockDim.y * blockDim.z)
+        nb[q] = src[q];
 }
 
-// One block per tile of tz x ty x tx pixels (blockDim.x == tz * ty * tx): the tile's
-// pixels unite among themselves in shared memory, then each foreground pixel's parent
-// is its tile root's global index (the smallest index of its set within the tile, as
-// local and global raster orders agree inside a tile), background pixels' -1.
+// Whether neighbour value u joins a foreground pixel of value v.
+template <typename T, bool ML>
+__device__ __forceinline__ bool label_joins(T v, T u, T bg) {
+    return u != bg && (!ML || u == v);
+}
+
+// The offsets whose unions foreground pixel g (value v, at x, y, z) makes, as a bit mask.
+// Every earlier neighbour that joins g must end up in g's set; a union is left out where
+// the neighbour is already tied to g through pairs whose later pixel comes before g (by
+// induction over raster order those pairs are connected) and through unions g makes:
+//  - the neighbour is adjacent to a neighbour g unites with;
+//  - x step: g's left neighbour L joins g (always united: it comes first) and the pixel
+//    left of the neighbour m joins m (L and m - 1 differ by m's offset);
+//  - y step: the same one row up, through g's upper neighbour U (never skipped by the y
+//    step itself, so the argument does not lean on the pair it leaves out).
+// The local and the border pass compute the same mask and make its unions inside and
+// across tiles respectively. On a dense 4-connected image most pixels make one union.
+template <typename T, bool ML>
+__device__ __forceinline__ unsigned label_links(const T* __restrict__ img, long long g,
+                                                long long x, long long y, long long z,
+                                                long long d, long long h, long long w, T v,
+                                                T bg, const int* nb) {
+    const int k = nb[0], ql = nb[1], qu = nb[2];
+    const int* off = nb + LABEL_HEAD;
+    const int* adj = off + 3 * k;
+    unsigned links = 0;
+    bool left = false, up = false;
+    for (int q = 0; q < k; ++q) {
+        const int dz = off[3 * q], dy = off[3 * q + 1], dx = off[3 * q + 2];
+        const long long nx = x + dx, ny = y + dy, nz = z + dz;
+        if (nx < 0 || nx >= w || ny < 0 || ny >= h || nz < 0 || nz >= d) continue;
+        const long long j = g + ((long long)dz * h + dy) * w + dx;
+        if (!label_joins<T, ML>(v, img[j], bg)) continue;
+        if (q == ql) {
+            left = true;
+            links |= 1u << q;
+            continue;
+        }
+        bool tied = (adj[q] & links) != 0;
+        tied = tied || (left && nx >= 1 && label_joins<T, ML>(v, img[j - 1], bg));
+        tied = tied || (up && q != qu && ny >= 1 && label_joins<T, ML>(v, img[j - w], bg));
+        if (q == qu) up = true;
+        if (!tied) links |= 1u << q;
+    }
+    return links;
+}
+
+// One block of tx x ty x tz threads per tile (a 3-D grid of tiles; the y and z grid
+// sides may be smaller than the tile counts, so blocks step over them). The tile's
+// unions go into shared memory; then each foreground pixel's parent is its tile root's
+// global index (the smallest index of its set within the tile, as local and global
+// raster orders agree inside a tile), background pixels' -1.
 template <typename T, typename I, bool ML>
 __global__ void label_local(const T* __restrict__ img, I* __restrict__ parent, long long d,
-                            long long h, long long w, int tz, int ty, int tx,
-                            const int* __restrict__ offsets, int k, T bg) {
+                            long long h, long long w, const int* __restrict__ nbhd, T bg) {
     __shared__ int sp[LABEL_MAX_TILE];
-    __shared__ T sv[LABEL_MAX_TILE];
-    __shared__ int so[3 * LABEL_MAX_OFFSETS];
-    const LabelTile t = label_tile(h, w, tz, ty, tx);
-    const int l = threadIdx.x;
-    const bool inside = t.x < w && t.y < h && t.z < d;
-    const long long g = (t.z * h + t.y) * w + t.x;
-    const T v = inside ? img[g] : bg;
-    const bool fg = inside && v != bg;
-    sv[l] = v;
-    sp[l] = fg ? l : -1;
-    for (int q = l; q < 3 * k; q += blockDim.x) so[q] = offsets[q];
-    __syncthreads();
-    if (fg) {
-        for (int q = 0; q < k; ++q) {
-            const int nx = t.lx + so[3 * q + 2], ny = t.ly + so[3 * q + 1],
-                      nz = t.lz + so[3 * q];
-            if (nx < 0 || nx >= tx || ny < 0 || ny >= ty || nz < 0 || nz >= tz) continue;
-            if (t.ox + nx >= w || t.oy + ny >= h || t.oz + nz >= d) continue;
-            const int m = (nz * ty + ny) * tx + nx;
-            const T u = sv[m];
-            if (u == bg || (ML && u != v)) continue;
-            label_unite<int>(sp, l, m);
+    __shared__ int nb[LABEL_NB_INTS];
+    label_load_nbhd(nb, nbhd);
+    const int tx = blockDim.x, ty = blockDim.y, tz = blockDim.z;
+    const int lx = threadIdx.x, ly = threadIdx.y, lz = threadIdx.z;
+    const int l = (lz * ty + ly) * tx + lx;
+    const long long nby = (h + ty - 1) / ty, nbz = (d + tz - 1) / tz;
+    const int* off = nb + LABEL_HEAD;
+    for (long long bz = blockIdx.z; bz < nbz; bz += gridDim.z) {
+        for (long long by = blockIdx.y; by < nby; by += gridDim.y) {
+            const long long ox = (long long)blockIdx.x * tx, oy = by * ty, oz = bz * tz;
+            const long long x = ox + lx, y = oy + ly, z = oz + lz;
+            const bool inside = x < w && y < h && z < d;
+            const long long g = (z * h + y) * w + x;
+            const T v = inside ? img[g] : bg;
+            const bool fg = inside && v != bg;
+            __syncthreads();  // nb loaded; the previous tile's sp reads done
+            sp[l] = fg ? l : -1;
+            __syncthreads();
+            if (fg) {
+                unsigned links = label_links<T, ML>(img, g, x, y, z, d, h, w, v, bg, nb);
+                while (links) {
+                    const int q = __ffs(links) - 1;
+                    links &= links - 1;
+                    const int mx = lx + off[3 * q + 2], my = ly + off[3 * q + 1],
+                              mz = lz + off[3 * q];
+                    if (mx < 0 || mx >= tx || my < 0 || my >= ty || mz < 0 || mz >= tz) continue;
+                    label_unite<int>(sp, l, (mz * ty + my) * tx + mx);
+                }
+            }
+            __syncthreads();
+            if (inside) {
+                I out = (I)-1;
+                if (fg) {
+                    const int r = label_root<int>(sp, l);
+                    const int rx = r % tx, ry = (r / tx) % ty, rz = r / (tx * ty);
+                    out = (I)(((oz + rz) * h + oy + ry) * w + ox + rx);
+                }
+                parent[g] = out;
+            }
         }
     }
-    __syncthreads();
-    if (!inside) return;
-    if (!fg) {
-        parent[g] = (I)-1;
-        return;
-    }
-    const int r = label_root<int>(sp, l);
-    const long long rx = r % tx, ry = (r / tx) % ty, rz = r / (tx * ty);
-    parent[g] = (I)(((t.oz + rz) * h + t.oy + ry) * w + t.ox + rx);
 }
 
-// Whether neighbours a and b (values va, vb) belong together: both foreground and, for
-// multilabel, equal.
-template <typename T, bool ML>
-__device__ __forceinline__ bool label_joins(T va, T vb, T bg) {
-    return va != bg && vb != bg && (!ML || va == vb);
-}
-
-// Neighbours in other tiles: each foreground pixel unites, through global memory, with
-// its earlier foreground neighbours outside its own tile (launched with label_local's
-// tiles; only pixels on a tile's low faces, or its last column for offsets such as
-// (0, -1, +1), have any).
-//
-// A union is skipped where the pixel one step back along x (or y) repeats it: if i - e
-// is in i's tile and joins i, and j - e is in j's tile and joins j, the local pass has
-// united i with i - e and j with j - e, and the thread of i - e unites i - e with
-// j - e (same offset, also across tiles) or skips by the same rule from a pixel further
-// back in the tile. On a dense face that leaves one global union per run of pixels.
+// Neighbours in other tiles: launched like label_local; pixels whose every offset stays
+// inside the tile leave at once, the others make their unions across tiles through
+// global memory.
 template <typename T, typename I, bool ML>
 __global__ void label_border(const T* __restrict__ img, I* parent, long long d, long long h,
-                             long long w, int tz, int ty, int tx,
-                             const int* __restrict__ offsets, int k, T bg) {
-    __shared__ int so[3 * LABEL_MAX_OFFSETS];
-    for (int q = threadIdx.x; q < 3 * k; q += blockDim.x) so[q] = offsets[q];
+                             long long w, const int* __restrict__ nbhd, T bg) {
+    __shared__ int nb[LABEL_NB_INTS];
+    label_load_nbhd(nb, nbhd);
     __syncthreads();
-    const LabelTile t = label_tile(h, w, tz, ty, tx);
-    if (t.x >= w || t.y >= h || t.z >= d) return;
-    bool step_x = false, step_y = false;  // the neighbourhood holds (0,0,-1) / (0,-1,0)
-    for (int q = 0; q < k; ++q) {
-        step_x |= so[3 * q] == 0 && so[3 * q + 1] == 0 && so[3 * q + 2] == -1;
-        step_y |= so[3 * q] == 0 && so[3 * q + 1] == -1 && so[3 * q + 2] == 0;
-    }
-    const long long g = (t.z * h + t.y) * w + t.x;
-    bool read = false;
-    T v = bg;
-    for (int q = 0; q < k; ++q) {
-        const int dx = so[3 * q + 2], dy = so[3 * q + 1], dz = so[3 * q];
-        const int lx = t.lx + dx, ly = t.ly + dy, lz = t.lz + dz;
-        if (lx >= 0 && lx < tx && ly >= 0 && ly < ty && lz >= 0 && lz < tz) continue;
-        const long long nx = t.x + dx, ny = t.y + dy, nz = t.z + dz;
-        if (nx < 0 || nx >= w || ny < 0 || ny >= h || nz < 0 || nz >= d) continue;
-        if (!read) {
-            v = img[g];
-            read = true;
-            if (v == bg) return;
+    const int tx = blockDim.x, ty = blockDim.y, tz = blockDim.z;
+    const int lx = threadIdx.x, ly = threadIdx.y, lz = threadIdx.z;
+    if (lz + nb[3] >= 0 && lz + nb[6] < tz && ly + nb[4] >= 0 && ly + nb[7] < ty &&
+        lx + nb[5] >= 0 && lx + nb[8] < tx)
+        return;  // every neighbour in the tile: the local pass has them
+    const long long nby = (h + ty - 1) / ty, nbz = (d + tz - 1) / tz;
+    const int* off = nb + LABEL_HEAD;
+    for (long long bz = blockIdx.z; bz < nbz; bz += gridDim.z) {
+        for (long long by = blockIdx.y; by < nby; by += gridDim.y) {
+            const long long x = (long long)blockIdx.x * tx + lx, y = by * ty + ly,
+                            z = bz * tz + lz;
+            if (x >= w || y >= h || z >= d) continue;
+            const long long g = (z * h + y) * w + x;
+            const T v = img[g];
+            if (v == bg) continue;
+            unsigned links = label_links<T, ML>(img, g, x, y, z, d, h, w, v, bg, nb);
+            while (links) {
+                const int q = __ffs(links) - 1;
+                links &= links - 1;
+                const int dz = off[3 * q], dy = off[3 * q + 1], dx = off[3 * q + 2];
+                const int mx = lx + dx, my = ly + dy, mz = lz + dz;
+                if (mx >= 0 && mx < tx && my >= 0 && my < ty && mz >= 0 && mz < tz) continue;
+                label_unite<I>(parent, (I)g, (I)(g + ((long long)dz * h + dy) * w + dx));
+            }
         }
-        const long long j = (nz * h + ny) * w + nx;
-        const T u = img[j];
-        if (!label_joins<T, ML>(v, u, bg)) continue;
-        // j - 1 lies in j's tile when nx is not the first column of a tile
-        if (step_x && t.lx > 0 && nx % tx != 0 && label_joins<T, ML>(v, img[g - 1], bg) &&
-            label_joins<T, ML>(u, img[j - 1], bg))
-            continue;
-        if (step_y && t.ly > 0 && ny % ty != 0 && label_joins<T, ML>(v, img[g - w], bg) &&
-            label_joins<T, ML>(u, img[j - w], bg))
-            continue;
-        label_unite<I>(parent, (I)g, (I)j);
     }
 }
 
