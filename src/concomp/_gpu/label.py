@@ -115,6 +115,18 @@ def neighbourhood(offsets: np.ndarray) -> np.ndarray:
     return np.array(head + arr.ravel().tolist() + adj, dtype=np.int32)
 
 
+def staged_bytes(offsets: np.ndarray, tile: tuple[int, int, int], itemsize: int) -> int:
+    """Shared memory a block stages its tile and halo in (``LabelHalo`` in ``cuda/label.cu``),
+    rounded up to 16 bytes: ``offsets`` are ``(dz, dy, dx)`` rows of earlier neighbours."""
+    rows = np.asarray(offsets, dtype=np.int64).reshape(-1, 3)
+    lo = rows.min(axis=0) if len(rows) else np.zeros(3, np.int64)
+    hi = rows.max(axis=0) if len(rows) else np.zeros(3, np.int64)
+    steps = {tuple(r) for r in rows.tolist()}
+    low = -lo + np.array([0, (0, -1, 0) in steps, (0, 0, -1) in steps])
+    cells = int(np.prod(np.asarray(tile) + low + np.maximum(hi, 0)))
+    return -(-cells * itemsize // 16) * 16
+
+
 def _as_volume(image: Any, offsets: np.ndarray) -> tuple[Any, np.ndarray]:
     """``image`` as ``D x H x W`` and ``offsets`` as ``(dz, dy, dx)`` rows."""
     if image.ndim > 3:
@@ -164,8 +176,11 @@ def label_image(
         nbhd = cp.asarray(neighbourhood(offs))
         ml = "true" if multilabel else "false"
         args = (vol, parent, np.int64(d), np.int64(h), np.int64(w), nbhd, bg)
-        for kernel in ("label_local", "label_border"):
-            get_kernel("label.cu", f"{kernel}<{t}, {i}, {ml}>")(grid, (tx, ty, tz), args)
+        staged = staged_bytes(offs, (tz, ty, tx), vol.dtype.itemsize)
+        for kernel, smem in (("label_local", staged + 4 * tz * ty * tx), ("label_border", staged)):
+            get_kernel("label.cu", f"{kernel}<{t}, {i}, {ml}>")(
+                grid, (tx, ty, tz), args, shared_mem=smem
+            )
         bits = cp.empty(words, dtype=np.uint32)
         counts = cp.empty(words, dtype=itype)
         _launch(f"label_flatten<{i}>", n, (parent, bits, counts, itype.type(n)))

@@ -92,41 +92,74 @@ __device__ __forceinline__ bool label_joins(T v, T u, T bg) {
     return u != bg && (!ML || u == v);
 }
 
-// The offsets whose unions foreground pixel g (value v, at x, y, z) makes, as a bit mask.
-// Every earlier neighbour that joins g must end up in g's set; a union is left out where
-// the neighbour is already tied to g through pairs whose later pixel comes before g (by
-// induction over raster order those pairs are connected) and through unions g makes:
-//  - the neighbour is adjacent to a neighbour g unites with;
-//  - x step: g's left neighbour L joins g (always united: it comes first) and the pixel
-//    left of the neighbour m joins m (L and m - 1 differ by m's offset);
-//  - y step: the same one row up, through g's upper neighbour U (never skipped by the y
+// A tile's pixels and the halo its rules read, staged in shared memory as T values
+// (background outside the image): x from ox - hxl to ox + tx - 1 + hxh, likewise y, z.
+// The halo sides come from the neighbourhood: the most negative offset (one more where
+// the x or y step reads the pixel before a neighbour) and the most positive one.
+struct LabelHalo {
+    int hxl, hyl, hzl;  // low sides
+    int sx, sy, sz;     // extents
+};
+
+__device__ __forceinline__ LabelHalo label_halo(const int* nb) {
+    LabelHalo s;
+    s.hxl = -nb[5] + (nb[1] >= 0 ? 1 : 0);
+    s.hyl = -nb[4] + (nb[2] >= 0 ? 1 : 0);
+    s.hzl = -nb[3];
+    s.sx = (int)blockDim.x + s.hxl + (nb[8] > 0 ? nb[8] : 0);
+    s.sy = (int)blockDim.y + s.hyl + (nb[7] > 0 ? nb[7] : 0);
+    s.sz = (int)blockDim.z + s.hzl + (nb[6] > 0 ? nb[6] : 0);
+    return s;
+}
+
+// Stage the tile at (ox, oy, oz) with its halo into sv, all threads of the block.
+template <typename T>
+__device__ __forceinline__ void label_stage(T* sv, const T* __restrict__ img,
+                                            const LabelHalo& s, long long ox, long long oy,
+                                            long long oz, long long d, long long h,
+                                            long long w, T bg) {
+    const int threads = blockDim.x * blockDim.y * blockDim.z;
+    const int cells = s.sx * s.sy * s.sz;
+    for (int c = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); c < cells;
+         c += threads) {
+        const int cx = c % s.sx, cy = (c / s.sx) % s.sy, cz = c / (s.sx * s.sy);
+        const long long x = ox - s.hxl + cx, y = oy - s.hyl + cy, z = oz - s.hzl + cz;
+        const bool in = x >= 0 && x < w && y >= 0 && y < h && z >= 0 && z < d;
+        sv[c] = in ? img[(z * h + y) * w + x] : bg;
+    }
+}
+
+// The offsets whose unions a foreground pixel (value v, at sv[c]; sx, sxy the staged
+// strides) makes, as a bit mask. Every earlier neighbour that joins it must end up in its
+// set; a union is left out where the neighbour is already tied to it through pairs whose
+// later pixel comes before it (by induction over raster order those pairs are
+// connected) and through unions it makes:
+//  - the neighbour is adjacent to a neighbour it unites with;
+//  - x step: its left neighbour L joins it (always united: it comes first) and the
+//    pixel left of the neighbour m joins m (L and m - 1 differ by m's offset);
+//  - y step: the same one row up, through its upper neighbour U (never skipped by the y
 //    step itself, so the argument does not lean on the pair it leaves out).
 // The local and the border pass compute the same mask and make its unions inside and
 // across tiles respectively. On a dense 4-connected image most pixels make one union.
 template <typename T, bool ML>
-__device__ __forceinline__ unsigned label_links(const T* __restrict__ img, long long g,
-                                                long long x, long long y, long long z,
-                                                long long d, long long h, long long w, T v,
-                                                T bg, const int* nb) {
+__device__ __forceinline__ unsigned label_links(const T* sv, int c, int sx, int sxy, T v, T bg,
+                                                const int* nb) {
     const int k = nb[0], ql = nb[1], qu = nb[2];
     const int* off = nb + LABEL_HEAD;
     const int* adj = off + 3 * k;
     unsigned links = 0;
     bool left = false, up = false;
     for (int q = 0; q < k; ++q) {
-        const int dz = off[3 * q], dy = off[3 * q + 1], dx = off[3 * q + 2];
-        const long long nx = x + dx, ny = y + dy, nz = z + dz;
-        if (nx < 0 || nx >= w || ny < 0 || ny >= h || nz < 0 || nz >= d) continue;
-        const long long j = g + ((long long)dz * h + dy) * w + dx;
-        if (!label_joins<T, ML>(v, img[j], bg)) continue;
+        const int m = c + off[3 * q] * sxy + off[3 * q + 1] * sx + off[3 * q + 2];
+        if (!label_joins<T, ML>(v, sv[m], bg)) continue;
         if (q == ql) {
             left = true;
             links |= 1u << q;
             continue;
         }
         bool tied = (adj[q] & links) != 0;
-        tied = tied || (left && nx >= 1 && label_joins<T, ML>(v, img[j - 1], bg));
-        tied = tied || (up && q != qu && ny >= 1 && label_joins<T, ML>(v, img[j - w], bg));
+        tied = tied || (left && label_joins<T, ML>(v, sv[m - 1], bg));
+        tied = tied || (up && q != qu && label_joins<T, ML>(v, sv[m - sx], bg));
         if (q == qu) up = true;
         if (!tied) links |= 1u << q;
     }
@@ -134,34 +167,41 @@ __device__ __forceinline__ unsigned label_links(const T* __restrict__ img, long 
 }
 
 // One block of tx x ty x tz threads per tile (a 3-D grid of tiles; the y and z grid
-// sides may be smaller than the tile counts, so blocks step over them). The tile's
+// sides may be smaller than the tile counts, so blocks step over them). Dynamic shared
+// memory: the staged values (label.py sizes it), then the tile's parents. The tile's
 // unions go into shared memory; then each foreground pixel's parent is its tile root's
 // global index (the smallest index of its set within the tile, as local and global
 // raster orders agree inside a tile), background pixels' -1.
 template <typename T, typename I, bool ML>
 __global__ void label_local(const T* __restrict__ img, I* __restrict__ parent, long long d,
                             long long h, long long w, const int* __restrict__ nbhd, T bg) {
-    __shared__ int sp[LABEL_MAX_TILE];
+    extern __shared__ __align__(16) unsigned char label_smem[];
     __shared__ int nb[LABEL_NB_INTS];
     label_load_nbhd(nb, nbhd);
+    __syncthreads();
+    const LabelHalo s = label_halo(nb);
+    T* sv = (T*)label_smem;
+    int* sp = (int*)(label_smem + ((s.sx * s.sy * s.sz * sizeof(T) + 15) / 16) * 16);
     const int tx = blockDim.x, ty = blockDim.y, tz = blockDim.z;
     const int lx = threadIdx.x, ly = threadIdx.y, lz = threadIdx.z;
     const int l = (lz * ty + ly) * tx + lx;
+    const int sxy = s.sx * s.sy;
+    const int c = ((lz + s.hzl) * s.sy + ly + s.hyl) * s.sx + lx + s.hxl;
     const long long nby = (h + ty - 1) / ty, nbz = (d + tz - 1) / tz;
     const int* off = nb + LABEL_HEAD;
     for (long long bz = blockIdx.z; bz < nbz; bz += gridDim.z) {
         for (long long by = blockIdx.y; by < nby; by += gridDim.y) {
             const long long ox = (long long)blockIdx.x * tx, oy = by * ty, oz = bz * tz;
+            label_stage<T>(sv, img, s, ox, oy, oz, d, h, w, bg);
             const long long x = ox + lx, y = oy + ly, z = oz + lz;
             const bool inside = x < w && y < h && z < d;
-            const long long g = (z * h + y) * w + x;
-            const T v = inside ? img[g] : bg;
+            __syncthreads();
+            const T v = sv[c];
             const bool fg = inside && v != bg;
-            __syncthreads();  // nb loaded; the previous tile's sp reads done
             sp[l] = fg ? l : -1;
             __syncthreads();
             if (fg) {
-                unsigned links = label_links<T, ML>(img, g, x, y, z, d, h, w, v, bg, nb);
+                unsigned links = label_links<T, ML>(sv, c, s.sx, sxy, v, bg, nb);
                 while (links) {
                     const int q = __ffs(links) - 1;
                     links &= links - 1;
@@ -179,45 +219,54 @@ __global__ void label_local(const T* __restrict__ img, I* __restrict__ parent, l
                     const int rx = r % tx, ry = (r / tx) % ty, rz = r / (tx * ty);
                     out = (I)(((oz + rz) * h + oy + ry) * w + ox + rx);
                 }
-                parent[g] = out;
+                parent[(z * h + y) * w + x] = out;
             }
+            __syncthreads();  // sv and sp are refilled for the next tile
         }
     }
 }
 
-// Neighbours in other tiles: launched like label_local; pixels whose every offset stays
-// inside the tile leave at once, the others make their unions across tiles through
-// global memory.
+// Neighbours in other tiles: launched like label_local (dynamic shared memory: the staged
+// values only); pixels on a tile's faces make the unions of their mask that leave the
+// tile, through global memory.
 template <typename T, typename I, bool ML>
 __global__ void label_border(const T* __restrict__ img, I* parent, long long d, long long h,
                              long long w, const int* __restrict__ nbhd, T bg) {
+    extern __shared__ __align__(16) unsigned char label_smem[];
     __shared__ int nb[LABEL_NB_INTS];
     label_load_nbhd(nb, nbhd);
     __syncthreads();
+    const LabelHalo s = label_halo(nb);
+    T* sv = (T*)label_smem;
     const int tx = blockDim.x, ty = blockDim.y, tz = blockDim.z;
     const int lx = threadIdx.x, ly = threadIdx.y, lz = threadIdx.z;
-    if (lz + nb[3] >= 0 && lz + nb[6] < tz && ly + nb[4] >= 0 && ly + nb[7] < ty &&
-        lx + nb[5] >= 0 && lx + nb[8] < tx)
-        return;  // every neighbour in the tile: the local pass has them
+    const bool face = !(lz + nb[3] >= 0 && lz + nb[6] < tz && ly + nb[4] >= 0 &&
+                        ly + nb[7] < ty && lx + nb[5] >= 0 && lx + nb[8] < tx);
+    const int sxy = s.sx * s.sy;
+    const int c = ((lz + s.hzl) * s.sy + ly + s.hyl) * s.sx + lx + s.hxl;
     const long long nby = (h + ty - 1) / ty, nbz = (d + tz - 1) / tz;
     const int* off = nb + LABEL_HEAD;
     for (long long bz = blockIdx.z; bz < nbz; bz += gridDim.z) {
         for (long long by = blockIdx.y; by < nby; by += gridDim.y) {
-            const long long x = (long long)blockIdx.x * tx + lx, y = by * ty + ly,
-                            z = bz * tz + lz;
-            if (x >= w || y >= h || z >= d) continue;
-            const long long g = (z * h + y) * w + x;
-            const T v = img[g];
-            if (v == bg) continue;
-            unsigned links = label_links<T, ML>(img, g, x, y, z, d, h, w, v, bg, nb);
-            while (links) {
-                const int q = __ffs(links) - 1;
-                links &= links - 1;
-                const int dz = off[3 * q], dy = off[3 * q + 1], dx = off[3 * q + 2];
-                const int mx = lx + dx, my = ly + dy, mz = lz + dz;
-                if (mx >= 0 && mx < tx && my >= 0 && my < ty && mz >= 0 && mz < tz) continue;
-                label_unite<I>(parent, (I)g, (I)(g + ((long long)dz * h + dy) * w + dx));
+            const long long ox = (long long)blockIdx.x * tx, oy = by * ty, oz = bz * tz;
+            label_stage<T>(sv, img, s, ox, oy, oz, d, h, w, bg);
+            __syncthreads();
+            const long long x = ox + lx, y = oy + ly, z = oz + lz;
+            const T v = sv[c];
+            if (face && x < w && y < h && z < d && v != bg) {
+                const long long g = (z * h + y) * w + x;
+                unsigned links = label_links<T, ML>(sv, c, s.sx, sxy, v, bg, nb);
+                while (links) {
+                    const int q = __ffs(links) - 1;
+                    links &= links - 1;
+                    const int dz = off[3 * q], dy = off[3 * q + 1], dx = off[3 * q + 2];
+                    const int mx = lx + dx, my = ly + dy, mz = lz + dz;
+                    if (mx >= 0 && mx < tx && my >= 0 && my < ty && mz >= 0 && mz < tz)
+                        continue;
+                    label_unite<I>(parent, (I)g, (I)(g + ((long long)dz * h + dy) * w + dx));
+                }
             }
+            __syncthreads();  // sv is refilled for the next tile
         }
     }
 }
