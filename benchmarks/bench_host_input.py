@@ -14,6 +14,16 @@ where no GPU is usable, is skipped and recorded with the reason. Wall clock
 must agree. ``device="auto"`` rows record where ``auto`` ran (the ``concomp.dispatch``
 debug log of the warm-up call).
 
+Other entry points (``--entries components,forest,msf,insert,csgraph``; default
+``components``): ``spanning_forest`` (``num_nodes`` given) and ``minimum_spanning_forest``
+on every kind (edge lists with random weights passed as ``weights``; SciPy matrices
+with their own values), ``IncrementalConnectivity.insert`` of the NumPy pair as one batch
+into a new structure, and ``concomp.csgraph.connected_components`` on the SciPy kinds
+(its engine set through ``CONCOMP_DEVICE``: it takes no ``device``), each with
+``device="gpu"``, ``"auto"`` and ``"cpu"``, next to SciPy's ``minimum_spanning_tree``
+(one-direction CSR) and ``connected_components`` (each SciPy kind). Keys
+``"<entry>: <kind> / <device>"``; every row's component count must agree too.
+
 A size sweep (``--sweep SCALE...``) times the CPU engine, the GPU and ``auto`` on NumPy
 pairs of growing size, which is where ``auto`` has to switch, and records where it ran.
 
@@ -34,6 +44,8 @@ Usage::
 
     python benchmarks/bench_host_input.py --scales 22 24    # GPU machine
     python benchmarks/bench_host_input.py --devices cpu --scales 16 --sweep --reps 2
+    python benchmarks/bench_host_input.py --scales 22 --sweep --no-memory \
+        --entries components,forest,msf,insert,csgraph
 """
 
 from __future__ import annotations
@@ -41,6 +53,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import re
 import shlex
 import statistics
@@ -55,10 +68,14 @@ from typing import Any
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components as scipy_cc
+from scipy.sparse.csgraph import minimum_spanning_tree as scipy_mst
 
 import concomp
 from concomp.bench.host_input import (
     BENCHMARK,
+    ENTRIES,
+    ENTRY_KEY,
+    ENTRY_SCIPY_KEY,
     SCIPY_KEY,
     STREAM_FILE_KEY,
     STREAM_KEY,
@@ -66,10 +83,14 @@ from concomp.bench.host_input import (
     render_markdown,
 )
 from concomp.bench.results import default_path, machine, source_commit, versions, write
+from concomp.csgraph import connected_components as csgraph_cc
+from concomp.incremental import IncrementalConnectivity
 from concomp.streaming import stream_components
 from host_kinds import KINDS, memory_probe, save_edges
 
 DEVICES = ("gpu", "auto", "cpu")
+_PAIR = "numpy pair int64"
+_SCIPY_KINDS = ("scipy csr one direction", "scipy csr symmetric", "scipy coo")
 _SYMMETRIC = "scipy csr symmetric"
 _FILE = "parquet file"
 _AUTO = re.compile(r"device=auto -> (cpu|gpu)")
@@ -184,9 +205,13 @@ class Run:
             return False
         return True
 
-    def record(self, row: dict[str, Any], key: str, times: list[float], out: Any) -> None:
-        count = count_of(out)
-        if row.setdefault("count", count) != count:
+    def record(
+        self, row: dict[str, Any], key: str, times: list[float], out: Any, count: int | None = -1
+    ) -> None:
+        """Store ``times`` under ``key``; the component count (of ``out`` unless given;
+        None: not a count, as for a spanning tree's weight) must agree with every row's."""
+        count = count_of(out) if count == -1 else count
+        if count is not None and row.setdefault("count", count) != count:
             raise SystemExit(f"{key}: {count} components, expected {row['count']}")
         row["times_ms"][key] = times
         print(f"  {key:44s} {statistics.median(times):9.1f} ms", flush=True)
@@ -198,7 +223,8 @@ class Run:
         row.update(bytes_int64_pairs=int(s.nbytes + d.nbytes), bytes_input={}, auto_device={})
         self.graphs[name] = row
         print(f"{name} n={n} m={row['m']}", flush=True)
-        for dev in ("gpu", "cpu"):
+        cc = "components" in self.args.entries  # its references: streaming, SciPy, memory
+        for dev in ("gpu", "cpu") if cc else ():
             key = STREAM_KEY.format(device=dev)
             if self.runs_on(dev, key, name):
                 fn = lambda dev=dev: stream_components([(s, d)], n, device=dev)  # noqa: E731
@@ -211,20 +237,67 @@ class Run:
                 self.skip(kind, f"not importable ({exc})", name)
                 continue
             built.append(kind)
-            for dev in DEVICES:
+            for dev in DEVICES if cc else ():
                 if self.runs_on(dev, f"{kind} / {dev}", name):
                     self.time_kind(row, kind, graph, dev)
-            if kind == _SYMMETRIC:
+            self.entries(row, name, kind, graph, s, d)
+            if cc and kind == _SYMMETRIC:
                 self.scipy(row, name, scale, lambda g=graph: (g, row["bytes_input"][kind]))
                 self.stream_symmetric(row, name, graph)
-            if kind == _FILE:
+            if cc and kind == _FILE:
                 self.stream_file(row, name, graph)
             del graph
-        if _SYMMETRIC not in built:
+        if cc and _SYMMETRIC not in built:
             self.scipy(row, name, scale, lambda: KINDS[_SYMMETRIC](s, d, n, folder))
-        if self.args.memory:
+        if cc and self.args.memory:
             save_edges(folder, s, d)
             self.memory(row, name, folder, built)
+
+    def entries(
+        self, row: dict[str, Any], name: str, kind: str, graph: Any, s: np.ndarray, d: np.ndarray
+    ) -> None:
+        """The entry points other than ``connected_components`` on ``kind`` (see the module
+        docstring), with SciPy where SciPy has the function."""
+        n, reps, entries = row["n"], self.args.reps, self.args.entries
+        w = np.random.default_rng(5).random(s.shape[0])
+        calls: dict[str, Callable[[str], tuple[Callable[[], Any], Callable[[Any], int]]]] = {}
+        if "forest" in entries:
+            calls["forest"] = lambda dev: (
+                lambda: concomp.spanning_forest(graph, num_nodes=n, device=dev),
+                lambda f: f.num_components,
+            )
+        if "msf" in entries:
+            weights = None if kind in _SCIPY_KINDS else w  # matrices carry their own values
+            calls["msf"] = lambda dev: (
+                lambda: concomp.minimum_spanning_forest(graph, weights, device=dev),
+                lambda f: n - f.num_edges,  # forest edges: n - components, whatever f's n
+            )
+        if "insert" in entries and kind == _PAIR:
+            calls["insert"] = lambda dev: (
+                lambda: _insert(s, d, n, dev),
+                lambda ic: ic.num_components,
+            )
+        if "csgraph" in entries and kind in _SCIPY_KINDS:
+            calls["csgraph"] = lambda dev: (
+                lambda: _with_device(dev, lambda: csgraph_cc(graph, directed=False)),
+                count_of,
+            )
+        for entry, make in calls.items():
+            for dev in DEVICES:
+                key = ENTRY_KEY.format(entry=entry, kind=kind, device=dev)
+                if self.runs_on(dev, key, name):
+                    fn, count = make(dev)
+                    times, out, auto = timed(fn, reps)
+                    self.record(row, key, times, out, count(out))
+                    if dev == "auto":
+                        row["auto_device"][f"{entry}: {kind}"] = auto_device(auto)
+        if "msf" in entries and kind == "scipy csr one direction":
+            key = ENTRY_SCIPY_KEY.format(entry="msf", kind=kind)
+            self.record(row, key, *timed(lambda: scipy_mst(graph), reps)[:2], None)
+        if "csgraph" in entries and kind in _SCIPY_KINDS:
+            key = ENTRY_SCIPY_KEY.format(entry="csgraph", kind=kind)
+            fn = lambda: scipy_cc(graph, directed=False)  # noqa: E731
+            self.record(row, key, *timed(fn, reps)[:2])
 
     def stream_symmetric(self, row: dict[str, Any], name: str, graph: Any) -> None:
         """``stream_components`` on the symmetric CSR's entries as pairs: the reference for
@@ -296,6 +369,38 @@ class Run:
             print(f"sweep rmat{scale} m={s.shape[0]:>10d} {dev:5s} {med:9.2f} ms", flush=True)
 
 
+def _insert(s: np.ndarray, d: np.ndarray, n: int, device: str) -> IncrementalConnectivity:
+    """A new structure of ``n`` vertices with the pair inserted as one batch."""
+    ic = IncrementalConnectivity(n, device=device)
+    ic.insert(s, d)
+    return ic
+
+
+def _with_device(device: str, fn: Callable[[], Any]) -> Any:
+    """``fn()`` with ``CONCOMP_DEVICE`` set to ``device`` (``concomp.csgraph`` takes no
+    ``device``; "auto" unsets it)."""
+    old = os.environ.pop("CONCOMP_DEVICE", None)
+    if device != "auto":
+        os.environ["CONCOMP_DEVICE"] = device
+    try:
+        return fn()
+    finally:
+        os.environ.pop("CONCOMP_DEVICE", None)
+        if old is not None:
+            os.environ["CONCOMP_DEVICE"] = old
+
+
+def _entries(text: str) -> list[str]:
+    names = [e.strip() for e in text.split(",") if e.strip()]
+    bad = [e for e in names if e not in ENTRIES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: unknown entry {bad[0] if bad else '(none)'!r}; use a comma-separated "
+            f"list of {', '.join(ENTRIES)}"
+        )
+    return names
+
+
 def probe(kind: str, device: str, folder: Path, n: int) -> dict[str, Any]:
     """:func:`host_kinds.memory_probe` in a fresh process (this file, ``--memory-probe``)."""
     cmd = [sys.executable, __file__, "--memory-probe", kind, device]
@@ -314,6 +419,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--scipy-max-scale", type=int, default=22)
     ap.add_argument("--devices", nargs="+", choices=DEVICES, default=list(DEVICES))
     ap.add_argument("--kinds", nargs="+", choices=list(KINDS), default=list(KINDS))
+    ap.add_argument("--entries", type=_entries, default=["components"])
     ap.add_argument("--memory", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--memory-probe", nargs=2, metavar=("KIND", "DEVICE"), help=argparse.SUPPRESS)
@@ -350,6 +456,7 @@ def main(argv: list[str] | None = None) -> None:
         "machine": machine(label),
         "versions": versions(),
         "devices": args.devices,
+        "entries": args.entries,
         "reps": args.reps,
         "memory_method": run.memory_method,
         "pinned_h2d_gbs": pinned,

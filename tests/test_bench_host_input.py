@@ -168,3 +168,77 @@ def test_memory_probe_counts_the_labels_the_call_allocates(tmp_path):
     # the int32 labels the call returns are resident when it returns
     assert got["added_bytes"] >= 4 * n
     assert got["peak_bytes"] - got["baseline_bytes"] == got["added_bytes"]
+
+
+def test_render_markdown_tables_of_the_other_entry_points():
+    doc = _result()
+    doc["graphs"]["rmat12"]["times_ms"].update(
+        {
+            "forest: numpy pair int64 / gpu": [2.0],
+            "forest: numpy pair int64 / auto": [3.0],
+            "forest: numpy pair int64 / cpu": [8.0],
+            "msf: scipy csr one direction / gpu": [5.0],
+            "msf: scipy csr one direction / cpu": [10.0],
+            "msf: numpy pair int64 / cpu": [4.0],
+            "msf: scipy scipy csr one direction": [20.0],
+        }
+    )
+    doc["graphs"]["rmat12"]["auto_device"]["forest: numpy pair int64"] = "gpu"
+    doc["graphs"]["rmat12"]["bytes_input"]["scipy csr one direction"] = 10_000_000
+    lines = render_markdown(doc).splitlines()
+    assert "### rmat12: `spanning_forest`" in lines
+    assert "### rmat12: `minimum_spanning_forest`" in lines
+    assert "| forest: numpy pair int64 | gpu |" not in "\n".join(lines)  # not a components row
+    forest = lines[lines.index("### rmat12: `spanning_forest`") :]
+    assert forest[4:7] == [
+        "| numpy pair int64 | gpu | 2.00 | 0.25 | - | 6.00 |",
+        "| numpy pair int64 | auto (gpu) | 3.00 | 0.38 | - | 4.00 |",
+        "| numpy pair int64 | cpu | 8.00 | 1.00 | - | 1.50 |",
+    ]
+    msf = lines[lines.index("### rmat12: `minimum_spanning_forest`") :]
+    assert msf[4:8] == [
+        # SciPy ran on the one-direction CSR alone: every kind is compared with it
+        "| scipy csr one direction | gpu | 5.00 | 0.50 | 0.25 | 2.00 |",
+        "| scipy csr one direction | cpu | 10.00 | 1.00 | 0.50 | 1.00 |",
+        "| numpy pair int64 | cpu | 4.00 | 1.00 | 0.20 | 3.00 |",
+        "| SciPy (scipy csr one direction) | cpu | 20.00 | - | 1.00 | - |",
+    ]
+
+
+def test_script_times_every_entry_point_and_skips_gpu_rows(tmp_path):
+    out = tmp_path / "host.json"
+    done = _script("--scales", "8", "--sweep", "--reps", "1", "--no-memory", "--kinds",
+                   "numpy pair int64", "scipy csr one direction", "scipy coo", "--entries",
+                   "forest,msf,insert,csgraph", "--out", str(out))  # fmt: skip
+    doc = json.loads(out.read_text())
+    assert doc["entries"] == ["forest", "msf", "insert", "csgraph"]
+    g = doc["graphs"]["rmat8"]
+    times = set(g["times_ms"])
+    for entry, kind in [
+        ("forest", "numpy pair int64"),
+        ("forest", "scipy coo"),
+        ("msf", "scipy csr one direction"),
+        ("insert", "numpy pair int64"),
+        ("csgraph", "scipy coo"),
+    ]:
+        assert {f"{entry}: {kind} / cpu", f"{entry}: {kind} / auto"} <= times, (entry, kind)
+        assert g["auto_device"][f"{entry}: {kind}"] in ("cpu", None), (entry, kind)
+    assert "insert: scipy coo / cpu" not in times and "csgraph: numpy pair int64 / cpu" not in times
+    assert {"msf: scipy scipy csr one direction", "csgraph: scipy scipy coo"} <= times
+    assert not any(k.endswith("/ gpu") for k in times)
+    assert "stream_components cpu" not in times  # components' references: not asked for
+    reasons = {s["key"]: s["reason"] for s in doc["skipped"]}
+    assert reasons["forest: numpy pair int64 / gpu"].startswith("no usable GPU")
+    assert "### rmat8: `minimum_spanning_forest`" in done.stdout
+
+
+def test_script_refuses_an_unknown_entry():
+    env = dict(os.environ, CONCOMP_DISABLE_GPU="1", PYTHONPATH=str(ROOT / "src"))
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--entries", "forest,trees"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2 and "unknown entry 'trees'" in done.stderr

@@ -85,3 +85,48 @@ def test_uploads_from_several_threads_at_once():
         np.testing.assert_array_equal(gs.get(), s)
         np.testing.assert_array_equal(gd.get(), d)
         assert (lo, hi) == (min(s.min(), d.min()), max(s.max(), d.max()))
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, 7, 1000, 1001])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32])
+def test_one_id_array_crosses_in_halves(m, dtype, monkeypatch):
+    """A CSR's columns or row pointer: the halves fill the two halves of each slot, an
+    odd last id goes alone; many slots per half with a tiny slot size."""
+    from concomp._gpu import upload
+    from concomp._gpu._compat import staged_ids_to_device
+
+    monkeypatch.setattr(upload, "SLOT_EDGES", 64)
+    ids = np.random.default_rng(m).integers(0, 10**6, m).astype(dtype)
+    out, lo, hi = staged_ids_to_device(ids)
+    assert out.dtype == np.int32 and out.shape == (m,)
+    np.testing.assert_array_equal(out.get(), ids)
+    assert (lo, hi) == ((int(ids.min()), int(ids.max())) if m else (0, -1))
+
+
+@pytest.mark.parametrize("where", [0, 500, 1000])
+def test_one_id_array_widens_wherever_the_wide_id_sits(where):
+    from concomp._gpu._compat import staged_ids_to_device
+
+    ids = np.arange(1001, dtype=np.int64)
+    ids[where] = 2**40
+    out, lo, hi = staged_ids_to_device(ids)
+    assert out.dtype == np.int64 and (lo, hi) == (0 if where else 1, 2**40)
+    np.testing.assert_array_equal(out.get(), ids)
+
+
+def test_pieces_read_anew_with_a_declared_count():
+    """An iterable that reads its pieces again on each pass (a file's row groups), its
+    total given: no counting pass, and a restart in int64 reads them once more."""
+    reads = []
+
+    class Pieces:
+        def __iter__(self):
+            reads.append(1)
+            yield np.array([0, 1]), np.array([1, 2])
+            yield np.array([3]), np.array([2**35])
+
+    from concomp._gpu._compat import staged_edges_to_device
+
+    src, dst, lo, hi = staged_edges_to_device(Pieces(), 3)
+    assert len(reads) == 2 and src.dtype == np.int64 and (lo, hi) == (0, 2**35)
+    np.testing.assert_array_equal(dst.get(), [1, 2, 2**35])

@@ -29,7 +29,7 @@ from ._renumber import check_renumber, might_renumber, renumber_edges, renumber_
 from .errors import InvalidGraphError
 from .graph import Graph
 
-__all__ = ["HostEdges", "coerce_graph", "edges_graph", "host_edges"]
+__all__ = ["HostEdges", "coerce_graph", "edges_graph", "host_edges", "host_weights"]
 
 
 def coerce_graph(
@@ -148,6 +148,8 @@ class HostEdges:
     batches or a Parquet file's row groups; ``chunk_edges`` counts their edges). Nothing
     is validated here beyond shapes: the GPU feed checks ids while it stages them.
     ``num_nodes`` is the count the input or the caller declares, or None.
+    ``weight_column`` names the weight column of pieces that carry one (the general
+    path reads it; the pieces do not).
     """
 
     src: np.ndarray | None
@@ -157,6 +159,7 @@ class HostEdges:
     num_nodes: int | None
     chunks: Callable[[], Iterable[Any]] | None = None
     chunk_edges: int = 0
+    weight_column: str | None = None
 
     @property
     def num_edges(self) -> int:
@@ -219,6 +222,30 @@ def host_edges(
         if graph.shape[1] == 2:
             return _pairs(graph[:, 0], graph[:, 1], n, renumber)
     return None
+
+
+def host_weights(graph: Any) -> Any:
+    """The weights :func:`coerce_graph` reads from host input that :func:`host_edges`
+    takes: the third entry of a ``(src, dst, weights)`` tuple, a frame's weight column
+    (found by its name), a SciPy matrix's stored values; None where there are none.
+    Only their dtype is checked here (as :func:`coerce_graph` checks a matrix's)."""
+    if _is_scipy_sparse(graph):
+        _check_matrix_dtype(graph)
+        return graph.data
+    if _is_dataframe(graph):
+        wcol = _pick(list(graph.columns), None, _W_NAMES, "weight", None)
+        return None if wcol is None else _column(graph, wcol)
+    if isinstance(graph, tuple) and len(graph) == 3:
+        return graph[2]
+    return None
+
+
+def _check_matrix_dtype(A: Any) -> None:
+    if A.data.dtype.kind not in "iufb":
+        raise InvalidGraphError(
+            f"argument `graph`: matrix dtype {A.data.dtype} is not numeric. "
+            "Fix: convert with .astype(float)."
+        )
 
 
 def _host_array(a: Any) -> Any:
@@ -288,11 +315,7 @@ def _from_sparse(
             f"{shape}. Fix: pass an n x n matrix."
         )
     A = A.tocsr()
-    if A.data.dtype.kind not in "iufb":
-        raise InvalidGraphError(
-            f"argument `graph`: matrix dtype {A.data.dtype} is not numeric. "
-            "Fix: convert with .astype(float)."
-        )
+    _check_matrix_dtype(A)
     w = (A.data if with_weights else None) if weights is None else weights
     if num_nodes is not None and num_nodes != shape[0]:
         raise InvalidGraphError(

@@ -12,14 +12,14 @@ from typing import Any, Literal, overload
 
 from ._arrays import get_xp, is_cupy_array, is_cupy_sparse, is_torch_tensor, to_numpy
 from ._arrays import to_device as _on_device
-from ._dispatch import HOST_STREAM_MIN_EDGES, choose_device, driver, resolve_device
+from ._dispatch import HOST_STREAM_MIN_EDGES, choose_device, driver
+from ._host_input import host_route
 from ._input import as_graph
-from ._validate import host_edges
 from .errors import InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options
 from .results import ComponentLabels
-from .streaming import host_chunks, host_roots, streams
+from .streaming import host_roots, streams
 from .variants import Variant, resolve_variant
 
 log = logging.getLogger("concomp")
@@ -66,18 +66,17 @@ def _roots(
     """Root labels and the vertex ids they index (None: the ids are the positions)."""
     opts = resolve_options(options)
     variant = resolve_variant(algorithm)
-    edges = host_edges(graph, num_nodes, renumber) or host_chunks(graph, num_nodes, renumber)
-    if edges is not None:
-        dev = resolve_device(
-            device,
-            data_device="cpu",
-            num_edges=edges.num_edges,
-            min_edges=HOST_STREAM_MIN_EDGES,
-            what="connected_components",
-        )
-        if dev == "gpu" and streams(variant, dev):
-            log.debug("host edges on the GPU: streamed through pinned chunks")
-            return host_roots(edges, variant, max_device_bytes, opts), None
+    route = host_route(
+        graph,
+        num_nodes,
+        renumber,
+        device,
+        what="connected_components",
+        min_edges=HOST_STREAM_MIN_EDGES,
+    )
+    if route is not None and route.device == "gpu" and streams(variant, "gpu"):
+        log.debug("host edges on the GPU: streamed through pinned chunks")
+        return host_roots(route.edges, variant, max_device_bytes, opts), None
     g = as_graph(graph, num_nodes, with_weights=False, renumber=renumber)
     dev = choose_device(g, device, what="connected_components")
     if g.device != dev and (

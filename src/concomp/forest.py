@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from ._arrays import to_device, to_numpy
-from ._dispatch import choose_device, driver
+from ._dispatch import GPU_MIN_EDGES, choose_device, driver
+from ._host_input import device_graph, host_route
 from ._input import as_graph
 from ._rules import FOREST_FAMILIES, union_rules_for
 from .errors import InvalidVariantError
@@ -95,7 +96,13 @@ def spanning_forest(
         Anything :func:`concomp.as_graph` accepts. Edge directions are ignored;
         self loops and repeated edges never enter the forest.
     device : {"auto", "cpu", "gpu"}
-        Engine, chosen as for :func:`concomp.connected_components`.
+        Engine, chosen as for :func:`concomp.connected_components` (``"auto"``: the GPU
+        from 2e6 host edges on, when one is
+        usable). Host data of the kinds the GPU feed reads (NumPy pairs, ``(2, m)`` /
+        ``(m, 2)`` arrays, SciPy CSR and COO, pandas and polars frames, CPU torch
+        tensors, pyarrow tables, Parquet paths) build no host graph on the way to the
+        GPU: their ids cross the bus once, through pinned slots, into a device graph,
+        and the forest comes back as NumPy arrays.
     algorithm : str or Variant
         ``"auto"``, a preset or a variant string whose finish records a forest
         on the engine, with any sampler but Stages, e.g. ``"kout-async-halve-csr"``
@@ -140,16 +147,46 @@ def spanning_forest(
     >>> spanning_forest((np.array(["a", "b", "c"]), np.array(["b", "c", "a"]))).dst.tolist()
     ['b', 'c']
     """
-    g = as_graph(graph, num_nodes, with_weights=False, renumber=renumber)
     opts = resolve_options(options)
-    dev = choose_device(g, device, what="spanning_forest")
+    route = host_route(
+        graph,
+        num_nodes,
+        renumber,
+        device,
+        what="spanning_forest",
+        min_edges=GPU_MIN_EDGES,
+        edge_ids=True,
+    )
+    if route is not None and route.device == "gpu":
+        # host data: the ids cross once into a device graph, and the forest comes back
+        run = device_graph(route.edges)
+        return _to_host(_run(run, run, algorithm, "gpu", opts))
+    g = as_graph(
+        graph if route is None else route.graph, num_nodes, with_weights=False, renumber=renumber
+    )
+    dev = choose_device(g, device, what="spanning_forest") if route is None else route.device
     # on the engine's device before `auto` looks at it: the GPU's statistics are
     # device passes, never host structures built on the way
-    run = g if g.device == dev else g.to(dev)
+    return _run(g, g if g.device == dev else g.to(dev), algorithm, dev, opts)
+
+
+def _run(g: Graph, run: Graph, algorithm: Any, dev: str, opts: Options) -> SpanningForest:
+    """The forest of ``run`` (``g`` on the engine's device), gathered on ``g``'s device."""
     variant = forest_variant(run, algorithm, dev, opts)
     log.debug("spanning_forest: %s on %s, %r", variant, dev, g)
     ids, count = driver(dev, "forest", "spanning_forest_ids")(run, variant, opts)
     return assemble(g, ids, count)
+
+
+def _to_host(f: SpanningForest) -> SpanningForest:
+    """``f`` with NumPy arrays (host input gets host results)."""
+    return SpanningForest(
+        src=to_numpy(f.src),
+        dst=to_numpy(f.dst),
+        edge_ids=to_numpy(f.edge_ids),
+        num_nodes=f.num_nodes,
+        num_components=f.num_components,
+    )
 
 
 def is_forest_variant(variant: Variant, dev: str) -> bool:

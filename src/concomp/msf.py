@@ -20,8 +20,10 @@ import numpy as np
 
 from ._arrays import to_numpy
 from ._dispatch import choose_device, driver, requested_device
+from ._host_input import device_graph, host_route
 from ._input import as_graph
 from ._renumber import positions
+from ._validate import host_weights
 from .errors import InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options
@@ -128,7 +130,11 @@ def minimum_spanning_forest(
     device : {"auto", "cpu", "gpu"}
         ``"auto"`` uses the GPU for CuPy input, or for host graphs of at least
         :data:`GPU_MIN_EDGES` edges when a GPU is usable; the environment
-        variable ``CONCOMP_DEVICE`` can set it.
+        variable ``CONCOMP_DEVICE`` can set it. Host data of the kinds the GPU feed
+        reads (as :func:`concomp.forest.spanning_forest` lists them; pyarrow tables and
+        Parquet files only without a weight column) build no host graph on the way to
+        the GPU: the ids cross once through pinned slots, the weights in one copy, and
+        the forest comes back as NumPy arrays.
     options : concomp.options.Options, optional
         Engine settings (default: the measured defaults).
     renumber : {"auto", True, False}
@@ -163,8 +169,35 @@ def minimum_spanning_forest(
     """
     algorithm = _check_algorithm(algorithm)
     opts = resolve_options(options)
-    g = as_graph(graph, weights=weights, renumber=renumber)
-    dev = choose_device(g, device, min_edges=GPU_MIN_EDGES, what="minimum_spanning_forest")
+    what = "minimum_spanning_forest"
+    route = host_route(
+        graph,
+        None,
+        renumber,
+        device,
+        what=what,
+        min_edges=GPU_MIN_EDGES,
+        edge_ids=True,
+        reads_weights=weights is None,
+    )
+    if route is not None:
+        dev = _engine(algorithm, route.device, device)
+        if dev == "gpu":
+            # host data: the ids cross once into a device graph, and the forest comes back
+            own = host_weights(route.graph) if weights is None else weights
+            run = device_graph(route.edges, own)
+            return _forest(run, _run(run, algorithm, maximum, dev, opts), to_host=True)
+        g = as_graph(route.graph, weights=weights, renumber=renumber)
+    else:
+        g = as_graph(graph, weights=weights, renumber=renumber)
+        dev = _engine(
+            algorithm, choose_device(g, device, min_edges=GPU_MIN_EDGES, what=what), device
+        )
+    return _forest(g, _run(g if g.device == dev else g.to(dev), algorithm, maximum, dev, opts))
+
+
+def _engine(algorithm: str, dev: str, device: Any) -> str:
+    """The engine for ``algorithm`` where the dispatch chose ``dev`` (Kruskal is CPU only)."""
     if algorithm == "kruskal" and dev == "gpu":
         if requested_device(device) == "gpu":
             raise InvalidVariantError(
@@ -173,14 +206,16 @@ def minimum_spanning_forest(
                 "device='cpu'."
             )
         log.debug("minimum_spanning_forest: 'kruskal' runs on the CPU only -> cpu")
-        dev = "cpu"
+        return "cpu"
+    return dev
+
+
+def _run(run: Graph, algorithm: str, maximum: bool, dev: str, opts: Options) -> Any:
+    """Input edge ids of the forest of ``run``, a graph on ``dev``'s device."""
     if algorithm == "auto":
         algorithm = "boruvka" if dev == "gpu" else "kruskal"
-    log.debug("minimum_spanning_forest: algorithm=%s device=%s %r", algorithm, dev, g)
-    ids = driver(dev, "msf", "minimum_spanning_forest_ids")(
-        g if g.device == dev else g.to(dev), algorithm, maximum, opts
-    )
-    return _forest(g, ids)
+    log.debug("minimum_spanning_forest: algorithm=%s device=%s %r", algorithm, dev, run)
+    return driver(dev, "msf", "minimum_spanning_forest_ids")(run, algorithm, maximum, opts)
 
 
 def _check_algorithm(algorithm: Any) -> str:
@@ -211,8 +246,10 @@ def exact_int_sum(w: Any) -> int:
     return total
 
 
-def _forest(g: Graph, ids: Any) -> MinimumSpanningForest:
-    """Gather the forest's endpoints and weights on the graph's own device."""
+def _forest(g: Graph, ids: Any, to_host: bool = False) -> MinimumSpanningForest:
+    """Gather the forest's endpoints and weights on the graph's own device (then, with
+    ``to_host``, move them to the host: host input gets NumPy results and the total
+    that the host sums)."""
     xp = g.xp
     ids = (to_numpy(ids) if g.device == "cpu" else xp.asarray(ids)).astype(np.int64, copy=False)
     src, dst = g.coo()
@@ -220,6 +257,8 @@ def _forest(g: Graph, ids: Any) -> MinimumSpanningForest:
     src, dst = src[ids], dst[ids]
     if g.node_ids is not None:
         src, dst = g.node_ids[src], g.node_ids[dst]
+    if to_host:
+        ids, src, dst, w = (to_numpy(a) for a in (ids, src, dst, w))
     # floats add up in float64 whatever their width, so every device reports the same total
     if w.dtype.kind == "f":
         total = w.sum(dtype=np.float64).item() if ids.shape[0] else 0.0

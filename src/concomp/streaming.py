@@ -33,6 +33,7 @@ from ._arrays import is_cupy_array, is_torch_tensor, to_numpy
 from ._checks import (
     _DST_NAMES,
     _SRC_NAMES,
+    _W_NAMES,
     _pick,
     _resolve_n,
     _torch_to_array,
@@ -264,7 +265,16 @@ def _table_edges(table: Any, n: int | None, renumber: str | bool) -> HostEdges |
         hi = max(max(int(p.src.max()), int(p.dst.max())) for p in pieces)
         if might_renumber(lo, hi):
             return None
-    return HostEdges(None, None, None, None, n, chunks=lambda: pieces, chunk_edges=table.num_rows)
+    return HostEdges(
+        None,
+        None,
+        None,
+        None,
+        n,
+        chunks=lambda: pieces,
+        chunk_edges=table.num_rows,
+        weight_column=_weight_column(list(table.column_names)),
+    )
 
 
 def _parquet_edges(name: str, n: int | None, renumber: str | bool) -> HostEdges | None:
@@ -296,8 +306,20 @@ def _parquet_edges(name: str, n: int | None, renumber: str | bool) -> HostEdges 
             return None
     m = int(pf.metadata.num_rows)
     return HostEdges(
-        None, None, None, None, n, chunks=lambda: _parquet_chunks(name, "graph"), chunk_edges=m
+        None,
+        None,
+        None,
+        None,
+        n,
+        chunks=lambda: _parquet_chunks(name, "graph"),
+        chunk_edges=m,
+        weight_column=_weight_column(cols),
     )
+
+
+def _weight_column(names: list[str]) -> str | None:
+    """The weight column as :func:`concomp.read_graph` picks a Parquet file's."""
+    return _pick(names, None, _W_NAMES, "weight", 2 if len(names) == 3 else None)
 
 
 def _parquet_range(pf: Any, columns: list[int]) -> tuple[int, int] | None:

@@ -226,8 +226,15 @@ def fused_csr_facts(indptr: Any, indices: Any) -> dict[str, int]:
     return csr_facts(cupy_module(), indptr, indices)
 
 
-def staged_edges_to_device(pieces: Any) -> tuple[Any, Any, int, int]:
+def staged_edges_to_device(pieces: Any, num_edges: int | None = None) -> tuple[Any, Any, int, int]:
     """:func:`concomp._gpu.upload.edges_to_device`."""
     from .upload import edges_to_device
 
-    return edges_to_device(cupy_module(), pieces)
+    return edges_to_device(cupy_module(), pieces, num_edges)
+
+
+def staged_ids_to_device(ids: Any) -> tuple[Any, int, int]:
+    """:func:`concomp._gpu.upload.ids_to_device`."""
+    from .upload import ids_to_device
+
+    return ids_to_device(cupy_module(), ids)

@@ -6,7 +6,10 @@ and SciPy, and measures the peak host memory each call adds. Its result file hol
 graph, ``times_ms`` (every timed run per key ``"<kind> / <device>"``), ``memory_bytes``
 (peak added host memory per key), ``bytes_input`` (the bytes of vertex ids each kind
 holds; a file's size) and ``auto_device`` (where ``"auto"`` ran each kind), and the
-``sweep`` of sizes where ``"auto"`` switches. :func:`render_markdown` turns it into a
+``sweep`` of sizes where ``"auto"`` switches. With ``--entries``, the other entry points
+on the same inputs (keys ``"<entry>: <kind> / <device>"``, :data:`ENTRY_KEY`; SciPy's
+function where it has one, :data:`ENTRY_SCIPY_KEY`) get a table each, against the
+CPU engine and SciPy. :func:`render_markdown` turns it into a
 section of RESULTS.md (``python -m concomp.bench.render ... --host-input FILE``); every
 number in it is a field of that file or a median of its times.
 
@@ -29,7 +32,16 @@ from typing import Any
 
 from .papers import format_ms
 
-__all__ = ["BENCHMARK", "SCIPY_KEY", "STREAM_FILE_KEY", "STREAM_KEY", "render_markdown"]
+__all__ = [
+    "BENCHMARK",
+    "ENTRIES",
+    "ENTRY_KEY",
+    "ENTRY_SCIPY_KEY",
+    "SCIPY_KEY",
+    "STREAM_FILE_KEY",
+    "STREAM_KEY",
+    "render_markdown",
+]
 
 #: The ``benchmark`` field of a host-input result file.
 BENCHMARK = "host-input"
@@ -43,6 +55,20 @@ STREAM_SYM_KEY = "stream_components {device} symmetric entries"
 #: Key of ``stream_components`` on the Parquet file's path (its row groups read as it
 #: goes: the same work the file kind's call has to do), per device.
 STREAM_FILE_KEY = "stream_components {device} parquet file"
+#: Entry points ``bench_host_input.py --entries`` times, and the call each one names.
+ENTRIES = {
+    "components": "connected_components",
+    "forest": "spanning_forest",
+    "msf": "minimum_spanning_forest",
+    "insert": "IncrementalConnectivity.insert",
+    "csgraph": "concomp.csgraph.connected_components",
+}
+#: Key of an entry point other than ``connected_components`` on one kind and device.
+ENTRY_KEY = "{entry}: {kind} / {device}"
+#: Key of SciPy's function for an entry point (``minimum_spanning_tree``,
+#: ``connected_components``) on one kind.
+ENTRY_SCIPY_KEY = "{entry}: scipy {kind}"
+_ENTRY_PREFIXES = tuple(f"{e}: " for e in ENTRIES)
 #: The kind whose bytes a SciPy row reads, the one ``stream_components`` reads, the file.
 _SCIPY_KIND, _STREAM_KIND, _FILE_KIND = "scipy csr symmetric", "numpy pair int64", "parquet file"
 
@@ -136,11 +162,57 @@ def _graph_table(name: str, g: dict[str, Any]) -> list[str]:
         _row(g, STREAM_FILE_KEY.format(device=d), "stream_components (parquet file)", _FILE_KIND, d)
         for d in ("gpu", "cpu")
     ]
-    kinds = dict.fromkeys(k.rsplit(" / ", 1)[0] for k in g["times_ms"] if " / " in k)
+    kinds = dict.fromkeys(
+        k.rsplit(" / ", 1)[0]
+        for k in g["times_ms"]
+        if " / " in k and not k.startswith(_ENTRY_PREFIXES)
+    )
     for kind in kinds:
         lines += [_row(g, f"{kind} / {d}", kind, kind, d) for d in ("gpu", "auto", "cpu")]
     lines.append(_row(g, SCIPY_KEY, "SciPy csgraph (symmetric csr)", _SCIPY_KIND, "cpu"))
     return head + [line for line in lines if line is not None]
+
+
+def _entry_table(name: str, g: dict[str, Any], entry: str) -> list[str]:
+    """The rows of one entry point other than ``connected_components``: per kind and
+    device the median, its ratio to the CPU engine on the same kind, and to SciPy's
+    function on that kind where it has one (or on the one kind SciPy ran)."""
+    prefix = f"{entry}: "
+    times = {k.removeprefix(prefix): v for k, v in g["times_ms"].items() if k.startswith(prefix)}
+    scipy = {
+        k.removeprefix("scipy "): v
+        for k, v in times.items()
+        if k.startswith("scipy ") and " / " not in k
+    }
+    kinds = dict.fromkeys(k.rsplit(" / ", 1)[0] for k in times if " / " in k)
+    lines = [
+        f"### {name}: `{ENTRIES[entry]}`",
+        "",
+        "| input | device | median ms | / CPU engine | / SciPy | input GB/s |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    only_scipy = _median(next(iter(scipy.values()))) if len(scipy) == 1 else None
+    for kind in kinds:
+        cpu = _median(times.get(f"{kind} / cpu"))
+        ref = _median(scipy[kind]) if kind in scipy else only_scipy
+        nbytes = _bytes(g, kind)
+        for device in ("gpu", "auto", "cpu"):
+            ms = _median(times.get(f"{kind} / {device}"))
+            if ms is None:
+                continue
+            ran = g.get("auto_device", {}).get(f"{prefix}{kind}")
+            cells = [
+                kind,
+                (f"auto ({ran})" if ran else "auto") if device == "auto" else device,
+                format_ms(ms),
+                _ratio(ms, cpu),
+                _ratio(ms, ref),
+                f"{nbytes / ms / 1e6:.2f}" if nbytes and ms > 0 else "-",
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    for kind, t in scipy.items():
+        lines.append(f"| SciPy ({kind}) | cpu | {format_ms(_median(t))} | - | 1.00 | - |")
+    return lines
 
 
 def _sweep_table(sweep: list[dict[str, Any]]) -> list[str]:
@@ -197,8 +269,10 @@ def render_markdown(result: dict[str, Any], name: str | None = None) -> str:
     str
         Markdown: per graph, a row per input kind and device (median ms, the ratio to
         ``stream_components`` on the device that ran the call, the input's bytes per
-        second, the peak host memory the call added and its ratio to SciPy's), the
-        size sweep of ``device="auto"`` and what was not run, with the reason.
+        second, the peak host memory the call added and its ratio to SciPy's); a table
+        per other entry point timed (median ms, the ratios to the CPU engine and to
+        SciPy, the input's bytes per second); the size sweep of ``device="auto"`` and
+        what was not run, with the reason.
 
     Raises
     ------
@@ -208,7 +282,7 @@ def render_markdown(result: dict[str, Any], name: str | None = None) -> str:
     _check(result)
     source = f"`{name}`" if name else "a bench_host_input.py result file"
     out = [
-        "## Host input: `connected_components` on host data",
+        "## Host input: the public calls on host data",
         "",
         f"Rendered from {source}.",
         "Every number is a field of that file or a median of its timed runs (wall clock,",
@@ -224,7 +298,11 @@ def render_markdown(result: dict[str, Any], name: str | None = None) -> str:
     gbs = result.get("pinned_h2d_gbs")
     out += [f"- pinned host-to-device: {gbs:.1f} GB/s" if gbs else "- pinned host-to-device: -"]
     for gname, g in result["graphs"].items():
-        out += ["", *_graph_table(gname, g)]
+        if any(not k.startswith(_ENTRY_PREFIXES) for k in g["times_ms"]):
+            out += ["", *_graph_table(gname, g)]
+        for entry in ENTRIES:
+            if any(k.startswith(f"{entry}: ") for k in g["times_ms"]):
+                out += ["", *_entry_table(gname, g, entry)]
     if result.get("sweep"):
         out += ["", '### Where `device="auto"` switches (NumPy pairs)', ""]
         out += _sweep_table(result["sweep"])

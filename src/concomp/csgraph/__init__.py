@@ -4,7 +4,10 @@ Same signatures, defaults, output types and numbering as SciPy, on concomp's
 engines. Covered:
 
 ``connected_components(csgraph, directed=True, connection="weak", return_labels=True)``
-    Weak components run on concomp's union-find engine; strong components on
+    Weak components run on concomp's union-find engine (host input on the engine
+    ``device="auto"`` picks, or ``CONCOMP_DEVICE``: on a usable GPU from
+    3e5 stored entries on, the matrix's row pointer and columns streamed through the
+    pinned feed as they are; the labels come back as NumPy); strong components on
     an iterative Tarjan search (:mod:`concomp._cpu.scc`) that visits vertices
     in SciPy's order, so the labels equal SciPy's entry for entry: ``int32``
     labels, a Python ``int`` count.
@@ -58,8 +61,12 @@ from typing import Any
 import numpy as np
 
 from .._arrays import get_xp, is_cupy_array, is_cupy_sparse, to_device, to_numpy
-from .._dispatch import driver, unsupported
+from .._dispatch import HOST_STREAM_MIN_EDGES, driver, unsupported
+from .._host_input import route_edges
+from .._validate import HostEdges
 from ..graph import Graph
+from ..options import DEFAULTS
+from ..streaming import host_roots
 
 log = logging.getLogger("concomp.csgraph")
 
@@ -122,14 +129,14 @@ def connected_components(
     if is_cupy_array(csgraph) or is_cupy_sparse(csgraph):
         count, labels = _device_components(csgraph, bool(directed))
     elif not directed and _is_scipy_sparse(csgraph):
-        count, labels = _weak(*_sparse_structure(csgraph), "cpu")
+        count, labels = _weak_host(*_sparse_structure(csgraph))
     else:
         A = _host_csr(csgraph, bool(directed))
         if directed:
             scc = driver("cpu", "scc", "strong_component_labels")
             count, labels = scc(A.indptr, A.indices)
         else:
-            count, labels = _weak(A.indptr, A.indices, A.shape[0], "cpu")
+            count, labels = _weak_host(A.indptr, A.indices, A.shape[0])
     if return_labels:
         return count, labels
     return count
@@ -204,6 +211,20 @@ def _dense_to_csr(values: np.ndarray, keep: np.ndarray):
     rows, cols = np.nonzero(keep)
     data = np.asarray(values[rows, cols].real, dtype=np.float64)
     return sp.csr_matrix((data, (rows, cols)), shape=values.shape)
+
+
+def _weak_host(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[int, np.ndarray]:
+    """Weak components of a host CSR, on the engine ``device="auto"`` picks (or
+    ``CONCOMP_DEVICE``): on the GPU its row pointer and columns stream through the
+    pinned feed as they are (:func:`concomp.streaming.host_roots`), and the labels come
+    back to the host; on the CPU, :func:`_weak`."""
+    edges = HostEdges(None, None, indptr, indices, n)
+    what = "csgraph.connected_components"
+    if route_edges(edges, "auto", what=what, min_edges=HOST_STREAM_MIN_EDGES) == "cpu":
+        return _weak(indptr, indices, n, "cpu")
+    roots = host_roots(edges, None, None, DEFAULTS)
+    count, labels = driver("gpu", "streaming", "stream_labels")(roots, None, True)
+    return count, labels.astype(np.int32, copy=False)
 
 
 def _weak(indptr: Any, indices: Any, n: int, device: str) -> tuple[int, Any]:

@@ -250,7 +250,10 @@ class IncrementalConnectivity:
         """Insert one batch of edges; return, per edge, whether it joined two components.
 
         The batch is validated first (ids: non-negative integers, equal lengths)
-        and rejected whole with :class:`~concomp.InvalidGraphError` otherwise.
+        and rejected whole with :class:`~concomp.InvalidGraphError` otherwise. On the
+        GPU, a host batch of at least ``STAGED_MIN_ENTRIES`` (2**21) edges crosses the
+        bus once through pinned slots, narrowed to int32 while its ids fit, its range
+        found in the same pass (no separate check on the device).
         """
         return self._apply(prepare("insert", None, src, dst, ("src", "dst"), self.device))
 
@@ -373,7 +376,10 @@ class IncrementalConnectivity:
 
     def _reserve(self, b: Batch) -> None:
         """Validate ``b`` on the engine (one reduction) and grow the state to hold its ids."""
-        neg, hi, bad = self._engine.bounds(b.ops, b.u, b.v)
+        if b.span is not None and b.ops is None:  # the staging pass found the range
+            neg, hi, bad = int(b.span[0] < 0), b.span[1], 0
+        else:
+            neg, hi, bad = self._engine.bounds(b.ops, b.u, b.v)
         if neg or bad:
             b.raise_error(neg, bad)
         eng = self._engine

@@ -20,6 +20,11 @@ from ..errors import InvalidGraphError, InvalidStateError
 
 INSERT, QUERY = 0, 1  #: op codes of ``IncrementalConnectivity.process`` (GConn's batches)
 FORMAT_VERSION = 1  #: version of the .npz layout written by ``IncrementalConnectivity.save``
+#: Host batches of at least this many entries go to the GPU through the pinned staging
+#: slots (:func:`concomp._gpu.upload.edges_to_device`, whose slot holds this many
+#: pairs); a smaller one crosses with ``cupy.asarray``: one slot has no copy to overlap,
+#: and a small batch's time is mostly fixed costs that the staging pass would add to.
+STAGED_MIN_ENTRIES = 1 << 21
 
 
 # --------------------------------------------------------------------------- batches
@@ -39,6 +44,7 @@ class Batch:
     v: Any
     names: tuple[str, str]
     like: str  # where the caller's data lives: results go back there
+    span: tuple[int, int] | None = None  # (min, max) of u and v, where staging found it
 
     def raise_error(self, neg: int, bad: int) -> None:
         """Raise the message for a batch whose reduction found bad ids or op codes."""
@@ -123,16 +129,23 @@ def prepare(kind: str, ops: Any, u: Any, v: Any, names: tuple[str, str], device:
             )
     if u.dtype != v.dtype:
         u, v = u.astype(np.int64), v.astype(np.int64)
+    span = None
     if device == "gpu":
-        from .._gpu._compat import cupy_module
+        from .._gpu._compat import cupy_module, staged_edges_to_device
 
         cp = cupy_module()
-        u, v = cp.asarray(u), cp.asarray(v)
+        if like == "cpu" and u.shape[0] >= STAGED_MIN_ENTRIES:
+            # large host batches cross once through the pinned slots, narrowed to int32
+            # while the ids fit, their range found in the same pass
+            u, v, lo, hi = staged_edges_to_device([(u, v)])
+            span = (lo, hi)
+        else:
+            u, v = cp.asarray(u), cp.asarray(v)
         ops = None if ops is None else cp.asarray(ops)
     else:
         u, v = to_numpy(u), to_numpy(v)
         ops = None if ops is None else to_numpy(ops)
-    return Batch(kind, ops, u, v, names, like)
+    return Batch(kind, ops, u, v, names, like, span)
 
 
 def place(result: Any, like: str) -> Any:
