@@ -112,7 +112,20 @@ __device__ __forceinline__ LabelHalo label_halo(const int* nb) {
     return s;
 }
 
-// Stage the tile at (ox, oy, oz) with its halo into sv, all threads of the block.
+// Stage the tile at (ox, oy, oz) with its halo into sv, all threads of the block. The
+// first LABEL_STAGE_LOADS cells of each thread are loaded before any is stored, so their
+// global reads are in flight together (a loop of load-store pairs waits for each read).
+#define LABEL_STAGE_LOADS 4
+template <typename T>
+__device__ __forceinline__ T label_cell(const T* __restrict__ img, const LabelHalo& s, int c,
+                                        long long ox, long long oy, long long oz, long long d,
+                                        long long h, long long w, T bg) {
+    const int cx = c % s.sx, cy = (c / s.sx) % s.sy, cz = c / (s.sx * s.sy);
+    const long long x = ox - s.hxl + cx, y = oy - s.hyl + cy, z = oz - s.hzl + cz;
+    const bool in = x >= 0 && x < w && y >= 0 && y < h && z >= 0 && z < d;
+    return in ? img[(z * h + y) * w + x] : bg;
+}
+
 template <typename T>
 __device__ __forceinline__ void label_stage(T* sv, const T* __restrict__ img,
                                             const LabelHalo& s, long long ox, long long oy,
@@ -120,13 +133,20 @@ __device__ __forceinline__ void label_stage(T* sv, const T* __restrict__ img,
                                             long long w, T bg) {
     const int threads = blockDim.x * blockDim.y * blockDim.z;
     const int cells = s.sx * s.sy * s.sz;
-    for (int c = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); c < cells;
-         c += threads) {
-        const int cx = c % s.sx, cy = (c / s.sx) % s.sy, cz = c / (s.sx * s.sy);
-        const long long x = ox - s.hxl + cx, y = oy - s.hyl + cy, z = oz - s.hzl + cz;
-        const bool in = x >= 0 && x < w && y >= 0 && y < h && z >= 0 && z < d;
-        sv[c] = in ? img[(z * h + y) * w + x] : bg;
+    const int first = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    T vals[LABEL_STAGE_LOADS];
+#pragma unroll
+    for (int r = 0; r < LABEL_STAGE_LOADS; ++r) {
+        const int c = first + r * threads;
+        vals[r] = c < cells ? label_cell<T>(img, s, c, ox, oy, oz, d, h, w, bg) : bg;
     }
+#pragma unroll
+    for (int r = 0; r < LABEL_STAGE_LOADS; ++r) {
+        const int c = first + r * threads;
+        if (c < cells) sv[c] = vals[r];
+    }
+    for (int c = first + LABEL_STAGE_LOADS * threads; c < cells; c += threads)
+        sv[c] = label_cell<T>(img, s, c, ox, oy, oz, d, h, w, bg);
 }
 
 // The offsets whose unions a foreground pixel (value v, at sv[c]; sx, sxy the staged
