@@ -346,3 +346,15 @@ def test_gpu_neighbourhood_layout_and_tiles():
         tz, ty, tx = tile_shape(*shape)
         assert 1 <= tz <= 64 and tz * ty * tx <= MAX_TILE
         assert all(t <= max(1, 1 << (s - 1).bit_length()) for t, s in zip((tz, ty, tx), shape))
+
+
+def test_gpu_halo_covers_the_pixel_for_one_sided_neighbourhoods():
+    """A neighbourhood whose offsets all lie on one side (a single diagonal) still stages
+    the pixel itself: the box of offsets includes 0 on every axis."""
+    from concomp._gpu.label import neighbourhood, staged_bytes
+
+    diagonal = np.array([[0, -1, 1]])
+    nb = neighbourhood(diagonal).tolist()
+    assert nb[3:6] == [0, -1, 0] and nb[6:9] == [0, 0, 1]
+    # x: tile 32, no left step, one column right; y: one row up; z: the plane alone
+    assert staged_bytes(diagonal, (1, 8, 32), 1) == -(-(1 * 9 * 33) // 16) * 16

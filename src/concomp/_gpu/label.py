@@ -104,8 +104,9 @@ def neighbourhood(offsets: np.ndarray) -> np.ndarray:
     ql = rows.index((0, 0, -1)) if (0, 0, -1) in rows else -1
     qu = rows.index((0, -1, 0)) if (0, -1, 0) in rows else -1
     arr = np.array(rows, dtype=np.int64).reshape(k, 3)
-    lo = arr.min(axis=0) if k else np.zeros(3, np.int64)
-    hi = arr.max(axis=0) if k else np.zeros(3, np.int64)
+    # the pixel itself is in the box, whatever side its neighbours lie on
+    lo = np.minimum(arr.min(axis=0), 0) if k else np.zeros(3, np.int64)
+    hi = np.maximum(arr.max(axis=0), 0) if k else np.zeros(3, np.int64)
     steps = {r for r in rows} | {tuple(-v for v in r) for r in rows}
     adj = [
         sum(1 << b for b in range(k) if tuple(np.subtract(rows[a], rows[b])) in steps)
@@ -119,11 +120,11 @@ def staged_bytes(offsets: np.ndarray, tile: tuple[int, int, int], itemsize: int)
     """Shared memory a block stages its tile and halo in (``LabelHalo`` in ``cuda/label.cu``),
     rounded up to 16 bytes: ``offsets`` are ``(dz, dy, dx)`` rows of earlier neighbours."""
     rows = np.asarray(offsets, dtype=np.int64).reshape(-1, 3)
-    lo = rows.min(axis=0) if len(rows) else np.zeros(3, np.int64)
-    hi = rows.max(axis=0) if len(rows) else np.zeros(3, np.int64)
+    lo = np.minimum(rows.min(axis=0), 0) if len(rows) else np.zeros(3, np.int64)
+    hi = np.maximum(rows.max(axis=0), 0) if len(rows) else np.zeros(3, np.int64)
     steps = {tuple(r) for r in rows.tolist()}
     low = -lo + np.array([0, (0, -1, 0) in steps, (0, 0, -1) in steps])
-    cells = int(np.prod(np.asarray(tile) + low + np.maximum(hi, 0)))
+    cells = int(np.prod(np.asarray(tile) + low + hi))
     return -(-cells * itemsize // 16) * 16
 
 

@@ -72,8 +72,8 @@ __device__ __forceinline__ void label_unite(I* parent, I a, I b) {
 
 // The neighbourhood as the kernels read it, one int array laid out by label.py:
 //   [0] k, the number of earlier offsets; [1] ql, the index of (0, 0, -1) or -1;
-//   [2] qu, the index of (0, -1, 0) or -1; [3..5] the smallest dz, dy, dx; [6..8] the
-//   largest; then k (dz, dy, dx) triples; then k adjacency masks: bit r of mask q is set
+//   [2] qu, the index of (0, -1, 0) or -1; [3..5] the smallest dz, dy, dx and 0; [6..8]
+//   the largest and 0; then k (dz, dy, dx) triples; then k adjacency masks: bit r of mask q is set
 //   when offsets q and r differ by an offset of the neighbourhood (or its negative).
 // Offsets come ordered: (0, 0, -1) first and (0, -1, 0) next where they are present.
 #define LABEL_HEAD 9
