@@ -357,4 +357,7 @@ def test_gpu_halo_covers_the_pixel_for_one_sided_neighbourhoods():
     nb = neighbourhood(diagonal).tolist()
     assert nb[3:6] == [0, -1, 0] and nb[6:9] == [0, 0, 1]
     # x: tile 32, no left step, one column right; y: one row up; z: the plane alone
-    assert staged_bytes(diagonal, (1, 8, 32), 1) == -(-(1 * 9 * 33) // 16) * 16
+    assert staged_bytes(neighbourhood(diagonal), (1, 8, 32), 1) == -(-(1 * 9 * 33) // 16) * 16
+    # 8-connectivity: one more column before the tile (x step), one more row (y step)
+    eight = neighbourhood(np.array([[0, -1, -1], [0, -1, 0], [0, -1, 1], [0, 0, -1]]))
+    assert staged_bytes(eight, (1, 8, 32), 4) == -(-(1 * (8 + 2) * (32 + 3) * 4) // 16) * 16

@@ -116,15 +116,13 @@ def neighbourhood(offsets: np.ndarray) -> np.ndarray:
     return np.array(head + arr.ravel().tolist() + adj, dtype=np.int32)
 
 
-def staged_bytes(offsets: np.ndarray, tile: tuple[int, int, int], itemsize: int) -> int:
+def staged_bytes(nbhd: np.ndarray, tile: tuple[int, int, int], itemsize: int) -> int:
     """Shared memory a block stages its tile and halo in (``LabelHalo`` in ``cuda/label.cu``),
-    rounded up to 16 bytes: ``offsets`` are ``(dz, dy, dx)`` rows of earlier neighbours."""
-    rows = np.asarray(offsets, dtype=np.int64).reshape(-1, 3)
-    lo = np.minimum(rows.min(axis=0), 0) if len(rows) else np.zeros(3, np.int64)
-    hi = np.maximum(rows.max(axis=0), 0) if len(rows) else np.zeros(3, np.int64)
-    steps = {tuple(r) for r in rows.tolist()}
-    low = -lo + np.array([0, (0, -1, 0) in steps, (0, 0, -1) in steps])
-    cells = int(np.prod(np.asarray(tile) + low + hi))
+    rounded up to 16 bytes, for the :func:`neighbourhood` array ``nbhd``: the box of its
+    offsets, one more cell before it along x and y where the x and y steps read there."""
+    ql, qu = int(nbhd[1]), int(nbhd[2])
+    low = -np.asarray(nbhd[3:6], dtype=np.int64) + np.array([0, qu >= 0, ql >= 0])
+    cells = int(np.prod(np.asarray(tile) + low + np.asarray(nbhd[6:9], dtype=np.int64)))
     return -(-cells * itemsize // 16) * 16
 
 
@@ -174,10 +172,10 @@ def label_image(
     grid = (-(-w // tx), min(-(-h // ty), 65535), min(-(-d // tz), 65535))
     with out_of_memory_guard(f"labels of a {image.shape} image", need):
         parent = cp.empty(n, dtype=itype)
-        nbhd = cp.asarray(neighbourhood(offs))
+        nb = neighbourhood(offs)
         ml = "true" if multilabel else "false"
-        args = (vol, parent, np.int64(d), np.int64(h), np.int64(w), nbhd, bg)
-        staged = staged_bytes(offs, (tz, ty, tx), vol.dtype.itemsize)
+        args = (vol, parent, np.int64(d), np.int64(h), np.int64(w), cp.asarray(nb), bg)
+        staged = staged_bytes(nb, (tz, ty, tx), vol.dtype.itemsize)
         for kernel, smem in (("label_local", staged + 4 * tz * ty * tx), ("label_border", staged)):
             get_kernel("label.cu", f"{kernel}<{t}, {i}, {ml}>")(
                 grid, (tx, ty, tz), args, shared_mem=smem
