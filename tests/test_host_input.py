@@ -316,11 +316,20 @@ def test_gpu_host_sizes_follow_the_ids_or_num_nodes():
 )
 def test_gpu_bad_ids_raise_what_the_cpu_path_raises(graph, num_nodes):
     # renumber=False: negative ids are an error only where ids must be dense positions
-    with pytest.raises(InvalidGraphError) as on_cpu:
-        concomp.connected_components(graph, num_nodes=num_nodes, device="cpu", renumber=False)
-    with pytest.raises(InvalidGraphError) as on_gpu:
-        concomp.connected_components(graph, num_nodes=num_nodes, device="gpu", renumber=False)
-    assert str(on_gpu.value) == str(on_cpu.value)
+    calls = [
+        lambda dev: concomp.connected_components(
+            graph, num_nodes=num_nodes, device=dev, renumber=False
+        ),
+        lambda dev: concomp.spanning_forest(graph, num_nodes=num_nodes, device=dev, renumber=False),
+    ]
+    if num_nodes is None:  # the MSF takes no vertex count
+        calls.append(lambda dev: concomp.minimum_spanning_forest(graph, device=dev, renumber=False))
+    for call in calls:
+        with pytest.raises(InvalidGraphError) as on_cpu:
+            call("cpu")
+        with pytest.raises(InvalidGraphError) as on_gpu:
+            call("gpu")
+        assert str(on_gpu.value) == str(on_cpu.value)
 
 
 @pytest.mark.gpu
