@@ -69,6 +69,29 @@ def test_one_dimensional_and_large_slab_counts(device):
     _check(random_mask((257, 3), 0.7, seed=2), device, 2)
 
 
+@pytest.mark.parametrize("width", [7, 8, 9, 16, 61, 64, 203])
+def test_masks_of_long_runs_and_noisy_rows(width):
+    # the CPU scan of bool masks passes eight pixels at a time on rows of few runs: runs
+    # that start and end on and off those steps, rows narrower than a step, widths that
+    # leave a tail, and rows alternating between few runs and many
+    rng = np.random.default_rng(width)
+    rows = []
+    for k in range(60):
+        if k % 5 == 4:
+            rows.append(rng.random(width) < 0.5)
+            continue
+        row = np.zeros(width, dtype=bool)
+        for _ in range(rng.integers(0, 3)):
+            a, b = sorted(rng.integers(0, width + 1, 2))
+            row[a:b] = True
+        rows.append(row)
+    image = np.array(rows)
+    for connectivity in (1, 2):
+        _check(image, "cpu", connectivity)
+        _check(~image, "cpu", connectivity)
+    _check(image.reshape(6, 10, width), "cpu", 3)
+
+
 @pytest.mark.parametrize("n", [1, 2, 5, 64, 101])
 def test_spirals_are_one_component(device, n):
     labels = _check(spiral(n), device)
