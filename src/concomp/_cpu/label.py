@@ -123,9 +123,9 @@ def _find_binary_runs(img, ib, width, words, rs, re, at, cnt, cb):
                     ns, ne = _binary_pixel(img, ib, x + j, prev, rs, re, ns, ne, at, cnt, cb)
                     prev = img[ib + x + j]
             x += 8
-    for x in range(x, width):
-        ns, ne = _binary_pixel(img, ib, x, prev, rs, re, ns, ne, at, cnt, cb)
-        prev = img[ib + x]
+    for tail in range(x, width):
+        ns, ne = _binary_pixel(img, ib, tail, prev, rs, re, ns, ne, at, cnt, cb)
+        prev = img[ib + tail]
     re[ne] = width
     return ns
 
@@ -196,7 +196,9 @@ def _link_counted(img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, cnt, qc, width,
 
 
 @nb.njit(cache=True)
-def _scan_slab(img, shape, rows, s, groups, bg, ml, along, bits, rs, re, rl, first, last, parent, base):
+def _scan_slab(
+    img, shape, rows, s, groups, bg, ml, along, bits, rs, re, rl, first, last, parent, base
+):
     """Runs and provisional labels of slab ``s`` (rows ``rows[s] .. rows[s+1]``); returns
     how many labels it used from ``base``. ``bits``: empty, or ``img`` as 0/1 bytes where
     it is a mask with background 0 and ``along`` is set (:func:`_find_binary_runs`
@@ -246,7 +248,9 @@ def _scan_slab(img, shape, rows, s, groups, bg, ml, along, bits, rs, re, rl, fir
 
 @serialized
 @nb.njit(cache=True, parallel=True)
-def _scan_slabs(img, shape, rows, groups, bg, ml, along, bits, rs, re, rl, first, last, parent, used):
+def _scan_slabs(
+    img, shape, rows, groups, bg, ml, along, bits, rs, re, rl, first, last, parent, used
+):
     width = shape[shape.shape[0] - 1]
     for i in nb.prange(rows.shape[0] - 1):
         s = np.int64(i)
