@@ -87,15 +87,18 @@ def _find_runs(img, ib, width, bg, multilabel, along, rs, re, at, cnt, cb):
 
 
 @nb.njit(cache=True, inline="always")
-def _binary_pixel(img, ib, x, prev, rs, re, ns, ne, at, cnt, cb):
-    """One pixel of :func:`_find_binary_runs`: ``(ns, ne)`` after it."""
-    v = img[ib + x]
-    rs[ns] = x
-    re[ne] = x
-    ns += v & (prev ^ 1)
-    ne += prev & (v ^ 1)
-    cnt[cb + x] = ns - at
-    return ns, ne
+def _binary_pixels(row, x, stop, prev, starts, ends, counts, ns, ne):
+    """Pixels ``x .. stop`` of :func:`_find_binary_runs`: ``(ns, ne, prev)`` after them."""
+    one = np.uint8(1)  # uint8 throughout: wider types cost a good part more here
+    for j in range(x, stop):
+        v = row[j]
+        starts[ns] = j
+        ends[ne] = j
+        ns += v & (prev ^ one)
+        ne += prev & (v ^ one)
+        counts[j] = ns
+        prev = v
+    return ns, ne, prev
 
 
 @nb.njit(cache=True)
@@ -105,29 +108,29 @@ def _find_binary_runs(img, ib, width, words, rs, re, at, cnt, cb):
     that all equal the one before them (no run starts or ends there) are passed
     with one test; worth it on rows of few runs, where most such tests succeed,
     and a loss on noisy rows, where most fail."""
-    ns = at
-    ne = at
+    # views that start at the row's first entry: no offsets to add per pixel
+    row = img[ib : ib + width]
+    starts = rs[at:]
+    ends = re[at:]
+    counts = cnt[cb : cb + width]
+    ns = 0
+    ne = 0
     prev = np.uint8(0)
     x = 0
     if words:
         while x + 8 <= width:
             w = np.uint64(0)
             for j in range(8):  # LLVM combines the byte loads into one
-                w |= np.uint64(img[ib + x + j]) << np.uint64(8 * j)
+                w |= np.uint64(row[x + j]) << np.uint64(8 * j)
             if w == np.uint64(prev) * np.uint64(0x0101010101010101):
-                c = ns - at
                 for j in range(8):
-                    cnt[cb + x + j] = c
+                    counts[x + j] = ns
             else:
-                for j in range(8):
-                    ns, ne = _binary_pixel(img, ib, x + j, prev, rs, re, ns, ne, at, cnt, cb)
-                    prev = img[ib + x + j]
+                ns, ne, prev = _binary_pixels(row, x, x + 8, prev, starts, ends, counts, ns, ne)
             x += 8
-    for tail in range(x, width):
-        ns, ne = _binary_pixel(img, ib, tail, prev, rs, re, ns, ne, at, cnt, cb)
-        prev = img[ib + tail]
-    re[ne] = width
-    return ns
+    ns, ne, prev = _binary_pixels(row, x, width, prev, starts, ends, counts, ns, ne)
+    ends[ne] = width
+    return at + ns
 
 
 @nb.njit(cache=True)
