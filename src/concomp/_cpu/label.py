@@ -159,6 +159,31 @@ def _adopt(parent, rl, i, t):
         rl[i] = _unite(parent, mine, other)
 
 
+@nb.njit(cache=True, inline="always")
+def _join_range(parent, rl, i, t0, t1):
+    """Run ``i`` joins the runs ``t0 .. t1`` (none where ``t1 <= t0``).
+
+    Most runs touch at most one run per earlier row, and whether they touch one is a
+    coin toss on noisy masks: the first is taken without a jump (an entry of ``rl`` is
+    read either way and kept or not). The others unite with a root that stays a root
+    throughout (nothing else links meanwhile): one find each, and a link without jumps.
+    """
+    mine = rl[i]
+    other = rl[max(min(t0, t1 - 1), 0)]
+    touches = t0 < t1
+    rl[i] = other if touches & (mine == 0) else mine
+    if touches & (mine != 0) & (mine != other):
+        rl[i] = _unite(parent, mine, other)
+    if t0 + 1 < t1:
+        mine = _find(parent, rl[i])
+        for t in range(t0 + 1, t1):
+            root = _find(parent, rl[t])
+            low = min(mine, root)
+            parent[max(mine, root)] = low  # a no-op where both are one root
+            mine = low
+        rl[i] = mine
+
+
 @nb.njit(cache=True)
 def _link_row(img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, ke, parent, multilabel):
     """Unite the runs ``lo .. hi`` of the row at ``img[ib]`` with the runs ``ks .. ke`` of
@@ -193,8 +218,12 @@ def _link_counted(img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, cnt, qc, width,
         upto_a = np.int64(cnt[qc + a])
         # the last run starting at or before a touches the reach if it ends after a
         t0 = ks + upto_a - ((upto_a > 0) & (re[max(ks + upto_a - 1, ks)] > a))
-        for t in range(t0, ks + np.int64(cnt[qc + b])):
-            if not ml or img[jb + rs[t]] == img[ib + rs[i]]:
+        t1 = ks + np.int64(cnt[qc + b])
+        if not ml:
+            _join_range(parent, rl, i, t0, t1)
+            continue
+        for t in range(t0, t1):
+            if img[jb + rs[t]] == img[ib + rs[i]]:
                 _adopt(parent, rl, i, t)
 
 
