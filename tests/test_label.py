@@ -92,6 +92,28 @@ def test_masks_of_long_runs_and_noisy_rows(width):
     _check(image.reshape(6, 10, width), "cpu", 3)
 
 
+@pytest.mark.parametrize("shape", [(1, 200), (200, 1), (37, 90), (131, 17), (19, 5, 33)])
+def test_bool_masks_take_the_byte_scan_and_the_general_one_alike(shape):
+    # bool masks with background False are scanned as 0/1 bytes; background True,
+    # multilabel and uint8 take the general scan: all must agree with SciPy, across
+    # the slab borders (heights that are no multiple of the slab count) and in a
+    # component that crosses every slab
+    image = random_mask(shape, 0.6, seed=sum(shape))
+    image[..., 0] = True
+    for connectivity in range(1, image.ndim + 1):
+        _check(image, "cpu", connectivity)
+        _check(image, "cpu", connectivity, background=True)
+        _check(image, "cpu", connectivity, multilabel=True)
+        _check(image.astype(np.uint8), "cpu", connectivity)
+        for dtype in (np.int32, np.uint64):
+            got = concomp.label(image, connectivity, device="cpu", out=dtype)
+            assert got.dtype == dtype
+            np.testing.assert_array_equal(got, label_reference(image, connectivity)[0])
+        out = np.empty(shape, dtype=np.uint16)
+        concomp.label(image, connectivity, device="cpu", out=out)
+        np.testing.assert_array_equal(out, label_reference(image, connectivity)[0])
+
+
 @pytest.mark.parametrize("n", [1, 2, 5, 64, 101])
 def test_spirals_are_one_component(device, n):
     labels = _check(spiral(n), device)
