@@ -69,6 +69,51 @@ def test_one_dimensional_and_large_slab_counts(device):
     _check(random_mask((257, 3), 0.7, seed=2), device, 2)
 
 
+@pytest.mark.parametrize("width", [7, 8, 9, 16, 61, 64, 203])
+def test_masks_of_long_runs_and_noisy_rows(width):
+    # the CPU scan of bool masks passes eight pixels at a time on rows of few runs: runs
+    # that start and end on and off those steps, rows narrower than a step, widths that
+    # leave a tail, and rows alternating between few runs and many
+    rng = np.random.default_rng(width)
+    rows = []
+    for k in range(60):
+        if k % 5 == 4:
+            rows.append(rng.random(width) < 0.5)
+            continue
+        row = np.zeros(width, dtype=bool)
+        for _ in range(rng.integers(0, 3)):
+            a, b = sorted(rng.integers(0, width + 1, 2))
+            row[a:b] = True
+        rows.append(row)
+    image = np.array(rows)
+    for connectivity in (1, 2):
+        _check(image, "cpu", connectivity)
+        _check(~image, "cpu", connectivity)
+    _check(image.reshape(6, 10, width), "cpu", 3)
+
+
+@pytest.mark.parametrize("shape", [(1, 200), (200, 1), (37, 90), (131, 17), (19, 5, 33)])
+def test_bool_masks_take_the_byte_scan_and_the_general_one_alike(shape):
+    # bool masks with background False are scanned as 0/1 bytes; background True,
+    # multilabel and uint8 take the general scan: all must agree with SciPy, across
+    # the slab borders (heights that are no multiple of the slab count) and in a
+    # component that crosses every slab
+    image = random_mask(shape, 0.6, seed=sum(shape))
+    image[..., 0] = True
+    for connectivity in range(1, image.ndim + 1):
+        _check(image, "cpu", connectivity)
+        _check(image, "cpu", connectivity, background=True)
+        _check(image, "cpu", connectivity, multilabel=True)
+        _check(image.astype(np.uint8), "cpu", connectivity)
+        for dtype in (np.int32, np.uint64):
+            got = concomp.label(image, connectivity, device="cpu", out=dtype)
+            assert got.dtype == dtype
+            np.testing.assert_array_equal(got, label_reference(image, connectivity)[0])
+        out = np.empty(shape, dtype=np.uint16)
+        concomp.label(image, connectivity, device="cpu", out=out)
+        np.testing.assert_array_equal(out, label_reference(image, connectivity)[0])
+
+
 @pytest.mark.parametrize("n", [1, 2, 5, 64, 101])
 def test_spirals_are_one_component(device, n):
     labels = _check(spiral(n), device)

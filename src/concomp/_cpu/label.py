@@ -8,7 +8,10 @@ labels: a run unites with the runs it touches in the earlier rows of its
 neighbourhood, a contiguous range of each such row's runs read off that row's
 per-pixel run counts. The scan of a row is written without jumps on the pixel
 values, which matters most on noisy masks, where a jump per pixel would
-mispredict about half the time.
+mispredict about half the time (the scans are in :mod:`.label_runs`). Bool masks
+(background False) are scanned as 0/1 bytes, eight pixels per test on rows of few
+runs. A run takes the first run it
+touches without a jump and unites with the others through a root it keeps.
 
 The image is cut into slabs of whole slices of axis 0, scanned in parallel
 (``prange``); slab ``s`` numbers its labels from its own base, so the slabs
@@ -31,6 +34,7 @@ import numpy as np
 from .._shared.grid import label_dtype, output_dtype_fits
 from .._shared.threads import serialized
 from ..options import Options
+from .label_runs import find_binary_runs, find_runs
 
 __all__ = ["label_image", "region_stats"]
 
@@ -57,36 +61,6 @@ def _unite(parent, a, b):
 
 
 @nb.njit(cache=True)
-def _find_runs(img, ib, width, bg, multilabel, along, rs, re, at, cnt, cb):
-    """Append the runs of the row starting at ``img[ib]`` to ``rs``/``re`` (start, end)
-    from ``at``; return the new end. ``along``: pixels join their left neighbour.
-    ``cnt[cb + x]`` becomes the number of the row's runs that start at or before ``x``.
-
-    Without branches on the pixels: each pixel's start and end are stored
-    unconditionally and the write positions advance by 0 or 1, which is several times
-    faster than jumping on noisy masks, where a jump per pixel mispredicts half the time.
-    """
-    ns = at
-    ne = at
-    prev_fg = False
-    prev = img[ib]
-    for x in range(width):
-        v = img[ib + x]
-        fg = v != bg
-        # & rather than `and`: numba turns `and` into jumps, the very thing avoided here
-        joined = along & fg & prev_fg & ((v == prev) | (not multilabel))
-        rs[ns] = x
-        ns += fg & (not joined)
-        cnt[cb + x] = ns - at
-        re[ne] = x
-        ne += prev_fg & (not joined)
-        prev_fg = fg
-        prev = v
-    re[ne] = width
-    return ns
-
-
-@nb.njit(cache=True)
 def _neighbour_row(r, shape, delta):
     """Row number of row ``r`` moved by ``delta`` (per axis 0 .. ndim-2), or -1 outside."""
     out = 0
@@ -110,6 +84,31 @@ def _adopt(parent, rl, i, t):
         rl[i] = other
     else:
         rl[i] = _unite(parent, mine, other)
+
+
+@nb.njit(cache=True, inline="always")
+def _join_range(parent, rl, i, t0, t1):
+    """Run ``i`` joins the runs ``t0 .. t1`` (none where ``t1 <= t0``).
+
+    Most runs touch at most one run per earlier row, and whether they touch one is a
+    coin toss on noisy masks: the first is taken without a jump (an entry of ``rl`` is
+    read either way and kept or not). The others unite with a root that stays a root
+    throughout (nothing else links meanwhile): one find each, and a link without jumps.
+    """
+    mine = rl[i]
+    other = rl[max(min(t0, t1 - 1), 0)]
+    touches = t0 < t1
+    rl[i] = other if touches & (mine == 0) else mine
+    if touches & (mine != 0) & (mine != other):
+        rl[i] = _unite(parent, mine, other)
+    if t0 + 1 < t1:
+        mine = _find(parent, rl[i])
+        for t in range(t0 + 1, t1):
+            root = _find(parent, rl[t])
+            low = min(mine, root)
+            parent[max(mine, root)] = low  # a no-op where both are one root
+            mine = low
+        rl[i] = mine
 
 
 @nb.njit(cache=True)
@@ -146,15 +145,23 @@ def _link_counted(img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, cnt, qc, width,
         upto_a = np.int64(cnt[qc + a])
         # the last run starting at or before a touches the reach if it ends after a
         t0 = ks + upto_a - ((upto_a > 0) & (re[max(ks + upto_a - 1, ks)] > a))
-        for t in range(t0, ks + np.int64(cnt[qc + b])):
-            if not ml or img[jb + rs[t]] == img[ib + rs[i]]:
+        t1 = ks + np.int64(cnt[qc + b])
+        if not ml:
+            _join_range(parent, rl, i, t0, t1)
+            continue
+        for t in range(t0, t1):
+            if img[jb + rs[t]] == img[ib + rs[i]]:
                 _adopt(parent, rl, i, t)
 
 
 @nb.njit(cache=True)
-def _scan_slab(img, shape, rows, s, groups, bg, ml, along, rs, re, rl, first, last, parent, base):
+def _scan_slab(
+    img, shape, rows, s, groups, bg, ml, along, bits, rs, re, rl, first, last, parent, base
+):
     """Runs and provisional labels of slab ``s`` (rows ``rows[s] .. rows[s+1]``); returns
-    how many labels it used from ``base``."""
+    how many labels it used from ``base``. ``bits``: empty, or ``img`` as 0/1 bytes where
+    it is a mask with background 0 and ``along`` is set (:func:`.find_binary_runs`
+    applies; a separate argument, so that images of other dtypes still compile)."""
     width = shape[shape.shape[0] - 1]
     per_slice = rows[-1] // shape[0]
     # run counts of the last `ring` rows: every earlier row of the neighbourhood is
@@ -163,9 +170,17 @@ def _scan_slab(img, shape, rows, s, groups, bg, ml, along, rs, re, rl, first, la
     cnt = np.empty(ring * width, dtype=rs.dtype)
     nxt = base
     hi = rows[s] * width  # the slab's runs are stored one after another from here
+    lo = hi
     for r in range(rows[s], rows[s + 1]):
-        lo = hi
-        hi = _find_runs(img, r * width, width, bg, ml, along, rs, re, lo, cnt, (r % ring) * width)
+        cb = (r % ring) * width
+        if bits.shape[0]:
+            # a row tends to look like the one before it: few runs there, few here
+            words = 16 * (hi - lo) < width
+            lo = hi
+            hi = find_binary_runs(bits, r * width, width, words, rs, re, lo, cnt, cb)
+        else:
+            lo = hi
+            hi = find_runs(img, r * width, width, bg, ml, along, rs, re, lo, cnt, cb)
         first[r] = lo
         last[r] = hi
         for i in range(lo, hi):
@@ -192,12 +207,14 @@ def _scan_slab(img, shape, rows, s, groups, bg, ml, along, rs, re, rl, first, la
 
 @serialized
 @nb.njit(cache=True, parallel=True)
-def _scan_slabs(img, shape, rows, groups, bg, ml, along, rs, re, rl, first, last, parent, used):
+def _scan_slabs(
+    img, shape, rows, groups, bg, ml, along, bits, rs, re, rl, first, last, parent, used
+):
     width = shape[shape.shape[0] - 1]
     for i in nb.prange(rows.shape[0] - 1):
         s = np.int64(i)
         used[s] = _scan_slab(
-            img, shape, rows, s, groups, bg, ml, along, rs, re, rl, first, last, parent,
+            img, shape, rows, s, groups, bg, ml, along, bits, rs, re, rl, first, last, parent,
             rows[s] * width + 1,
         )  # fmt: skip
 
@@ -327,11 +344,16 @@ def label_image(
     flat = image.reshape(-1)
     bg = flat.dtype.type(background)
     ml = bool(multilabel)
+    # a mask with background False is a 0/1 byte image: the run scan has a faster form
+    binary = flat.dtype == np.bool_ and not bg and not ml and along
+    bits = flat.view(np.uint8) if binary else np.empty(0, dtype=np.uint8)
     # slabs handed out one at a time: a thread that the OS holds back on a busy machine
     # leaves its slabs to the others instead of holding up the whole pass
     chunk = nb.set_parallel_chunksize(1)
     try:
-        _scan_slabs(flat, shape, rows, groups, bg, ml, along, rs, re, rl, first, last, parent, used)
+        _scan_slabs(
+            flat, shape, rows, groups, bg, ml, along, bits, rs, re, rl, first, last, parent, used
+        )
         count, result = _numbered(
             flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used, out, image.shape
         )
