@@ -412,3 +412,23 @@ def test_cpu_auto_reads_the_degree_of_the_undirected_graph():
     assert str(auto_variant(one_way, DEFAULTS)) == "none-rem_cas-splice-coo"
     one_way.undirected_csr()
     assert str(auto_variant(one_way, DEFAULTS)) == "kout-rem_cas-splice-csr"
+
+
+def test_cpu_auto_keeps_graphs_numbered_along_their_paths_on_the_edge_list():
+    """Above the degree threshold, a graph whose ids follow its paths (a 3-D grid in
+    x-y-z order: most edges join nearby ids) runs unsampled Rem on the edge list, for
+    components and forests; the same grid with permuted ids samples k-out."""
+    from concomp._cpu.components import SAMPLE_FROM_DEGREE, auto_variant
+    from concomp._shared.locality import LOCAL_SHARE, host_local_share
+    from concomp.generators import grid3d
+    from concomp.options import DEFAULTS
+
+    natural, permuted = grid3d(40, 40, 40), grid3d(40, 40, 40, permute=True)
+    for g in (natural, permuted):
+        g.csr()
+        assert g.symmetric and g.num_edges / g.num_nodes >= SAMPLE_FROM_DEGREE
+    assert host_local_share(natural) >= LOCAL_SHARE > host_local_share(permuted)
+    for forest in (False, True):
+        assert str(auto_variant(natural, DEFAULTS, forest=forest)) == "none-rem_cas-splice-coo"
+    assert str(auto_variant(permuted, DEFAULTS)) == "kout-rem_cas-splice-csr"
+    assert str(auto_variant(permuted, DEFAULTS, forest=True)) == "kout-async-halve-csr"

@@ -15,6 +15,7 @@ import numba as nb
 import numpy as np
 
 from .._shared.csr import expand_rows
+from .._shared.locality import LOCAL_SHARE, host_local_share
 from .._shared.threads import serialized
 from ..graph import Graph
 from ..options import Options
@@ -58,6 +59,11 @@ def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Var
     list is the faster of the two for components and for spanning forests; from
     degree 6 (Delaunay triangulations, k-nearest-neighbour graphs) k-out sampling
     is the faster for forests (``benchmarks/results/2026-11-27-cpu-85ed0ea-auto-degree.json``).
+    A graph whose ids follow its paths (most sampled edges join nearby ids,
+    :mod:`concomp._shared.locality`) stays on the edge list at any degree: on a 3-D grid
+    numbered in x-y-z order unsampled Rem is the faster for components and forests, while
+    the same grid with permuted ids samples
+    (``benchmarks/results/2026-11-27-cpu-34e2fad-auto-degree-3d.json``).
     Where k-out samples, components finish with Rem's splicing on all threads, forests
     with Async and path halving: Rem's splicing records a forest on one thread only.
     """
@@ -67,11 +73,20 @@ def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Var
     # symmetrised by a sort of every entry for a spanning forest, which costs more than
     # the whole run on the edge list
     undirected_csr = graph.symmetric or graph._ucsr is not None
-    if avg_deg >= SAMPLE_FROM_DEGREE and undirected_csr:
+    if avg_deg >= SAMPLE_FROM_DEGREE and undirected_csr and not _ids_follow_paths(graph):
         if forest:
             return Variant(Sampling.KOUT, Finish.ASYNC, "halve", Layout.CSR)
         return Variant(Sampling.KOUT, Finish.REM_CAS, "splice", Layout.CSR)
     return Variant(Sampling.NONE, Finish.REM_CAS, "splice", Layout.COO)
+
+
+def _ids_follow_paths(graph: Graph) -> bool:
+    """Whether most sampled edges of ``graph`` join nearby ids (cached on it)."""
+    cached = graph._device_cache.get("ids_follow_paths")
+    if cached is None:
+        cached = host_local_share(graph) >= LOCAL_SHARE
+        graph._device_cache["ids_follow_paths"] = cached
+    return bool(cached)
 
 
 #: Vertex count from which :func:`canonical_labels` runs its parallel kernel (below it,

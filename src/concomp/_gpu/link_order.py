@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._shared import locality
+from .._shared.locality import LOCAL_SHARE, LOCAL_WINDOW, SAMPLES
 from ..graph import Graph
 from ..options import Options
 
@@ -30,43 +32,24 @@ __all__ = [
     "window",
 ]
 
-#: Edges whose ids differ by at most this many (at most n / 64) count as local.
-LOCAL_WINDOW = 1024
-#: Share of local sampled edges from which a run is keyed.
-LOCAL_SHARE = 0.25
-#: Edges sampled.
-SAMPLES = 4096
-
 
 def window(graph: Graph) -> int:
     """Largest id difference of an edge that counts as local on ``graph``."""
-    return max(1, min(LOCAL_WINDOW, graph.num_nodes // 64))
+    return locality.window(graph.num_nodes)
 
 
 def local_share(graph: Graph) -> float:
     """Share of evenly spaced edges of ``graph`` whose ends are at most
-    ``min(LOCAL_WINDOW, n // 64)`` ids apart (0 for a graph without edges)."""
-    m = graph.num_edges
-    if m == 0:
-        return 0.0
-    if graph.device == "gpu":
+    ``min(LOCAL_WINDOW, n // 64)`` ids apart (0 for a graph without edges); on the
+    device in one probe launch."""
+    if graph.num_edges and graph.device == "gpu":
         from .probe import probe
 
         w = window(graph)
         return probe(graph, degrees=False, degree_samples=0, edge_samples=SAMPLES, window=w)[
             "local_share"
         ]
-    xp = graph.xp
-    pos = xp.linspace(0, m - 1, num=min(SAMPLES, m)).astype(xp.int64)
-    if graph.has_coo:
-        src, dst = graph.coo()
-        u, v = src[pos], dst[pos]
-    else:
-        indptr, indices, _ = graph.csr()
-        u = xp.searchsorted(indptr, pos, side="right") - 1
-        v = indices[pos]
-    gap = xp.abs(u.astype(xp.int64) - v.astype(xp.int64))
-    return float((gap <= window(graph)).mean())
+    return locality.host_local_share(graph)
 
 
 def keyed(graph: Graph, options: Options) -> bool:
