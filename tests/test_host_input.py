@@ -397,3 +397,26 @@ def test_gpu_tables_and_parquet_paths_stream_their_pieces(tmp_path):
     bad = _batched_table(src, np.where(dst == dst.max(), n + 5, dst), pieces=4)
     with pytest.raises(InvalidGraphError, match=r"record batch \d+.*>= num_nodes"):
         concomp.connected_components(bad, num_nodes=n, device="gpu")
+
+
+def test_cpu_components_of_a_scipy_coo_read_its_pairs(monkeypatch):
+    """Components of a SciPy COO matrix on the CPU take its pairs as edges (duplicates,
+    explicit zeros and all): no CSR with summed duplicates is built on the way."""
+    import importlib
+
+    components = importlib.import_module("concomp.components")  # the module, not the function
+    rng = np.random.default_rng(31)
+    n = 500
+    row, col = rng.integers(0, n, 800), rng.integers(0, n, 800)
+    row[:5], col[:5] = 7, 9  # repeated pairs
+    data = rng.integers(0, 2, 800).astype(np.float64)  # explicit zeros among them
+    a = sp.coo_array((data, (row, col)), shape=(n, n))
+    want = scipy_cc(a.tocsr(), directed=False)
+
+    def general_path(*args, **kwargs):
+        raise AssertionError("a COO matrix went through as_graph")
+
+    monkeypatch.setattr(components, "as_graph", general_path)
+    count, labels = concomp.connected_components(a, device="cpu")
+    assert count == want[0]
+    np.testing.assert_array_equal(labels, want[1])

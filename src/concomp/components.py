@@ -15,6 +15,7 @@ from ._arrays import to_device as _on_device
 from ._dispatch import HOST_STREAM_MIN_EDGES, choose_device, driver
 from ._host_input import host_route
 from ._input import as_graph
+from ._validate import _is_scipy_sparse
 from .errors import InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .options import Options, resolve_options
@@ -77,7 +78,13 @@ def _roots(
     if route is not None and route.device == "gpu" and streams(variant, "gpu"):
         log.debug("host edges on the GPU: streamed through pinned chunks")
         return host_roots(route.edges, variant, max_device_bytes, opts), None
-    g = as_graph(graph, num_nodes, with_weights=False, renumber=renumber)
+    if route is not None and route.edges.src is not None and _is_scipy_sparse(graph):
+        # a SciPy COO matrix: components need its pairs only, not the CSR (duplicates
+        # summed by a sort per row) that numbers edges for the calls reporting edge ids
+        e = route.edges
+        g = Graph.from_edges(e.src, e.dst, num_nodes=graph.shape[0])
+    else:
+        g = as_graph(graph, num_nodes, with_weights=False, renumber=renumber)
     dev = choose_device(g, device, what="connected_components")
     if g.device != dev and (
         streams(variant, dev)
