@@ -17,6 +17,9 @@ connected_components, spanning_forest, minimum_spanning_forest
     frames, lists of files and :func:`read_parquet_edges`.
 read_parquet_edges, ParquetEdges
     Parquet files as partitions (one per row group), read inside the tasks.
+label
+    :func:`concomp.label` for chunked images and volumes (Dask arrays): chunks labelled
+    where they are, joined across chunk boundaries, numbered like ``scipy.ndimage.label``.
 local_gpu_cluster, gpu_worker_specs
     One worker per GPU, pinned with ``CUDA_VISIBLE_DEVICES``.
 
@@ -75,6 +78,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from ._api import connected_components, minimum_spanning_forest, spanning_forest
 from ._cluster import gpu_worker_specs, local_gpu_cluster
 from ._inputs import ParquetEdges, read_parquet_edges
+from ._label import label
 
 __all__ = [
     "connected_components",
@@ -84,4 +88,5 @@ __all__ = [
     "ParquetEdges",
     "local_gpu_cluster",
     "gpu_worker_specs",
+    "label",
 ]
