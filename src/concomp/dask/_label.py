@@ -13,6 +13,7 @@ chunks.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -78,13 +79,17 @@ def label(
         )
     offsets = neighbour_offsets(connectivity, structure, arr.ndim, 1)
     bg = check_background(background, arr.dtype)
+    # the chunks' own labels, held by the cluster: int32 unless a chunk has 2**31 pixels
+    biggest = max((int(np.prod(c)) for c in itertools.product(*arr.chunks)), default=0)
+    local_dtype = np.dtype(np.int32 if biggest < 2**31 - 1 else np.int64)
     local = arr.map_blocks(
         _label_chunk,
-        dtype=np.int64,
+        dtype=local_dtype,
         offsets=offsets,
         background=bg,
         multilabel=multilabel,
         device=device,
+        dtype_out=local_dtype,
     ).persist()
     starts = [np.concatenate([[0], np.cumsum(c)[:-1]]) for c in arr.chunks]
     grid = [len(c) for c in arr.chunks]
@@ -115,17 +120,22 @@ def label(
 
 
 def _label_chunk(
-    chunk: np.ndarray, offsets: np.ndarray, background: Any, multilabel: bool, device: Any
+    chunk: np.ndarray,
+    offsets: np.ndarray,
+    background: Any,
+    multilabel: bool,
+    device: Any,
+    dtype_out: np.dtype,
 ) -> np.ndarray:
-    """A chunk's own labels (int64, 0 for the background)."""
+    """A chunk's own labels (0 for the background) in ``dtype_out``, on the host."""
     from ..image import label_array
 
     if chunk.size == 0:
-        return np.zeros(chunk.shape, dtype=np.int64)
+        return np.zeros(chunk.shape, dtype=dtype_out)
     _, labels = label_array(
-        np.ascontiguousarray(chunk), offsets, background, multilabel, np.dtype(np.int64), device
+        np.ascontiguousarray(chunk), offsets, background, multilabel, dtype_out, device
     )
-    return np.asarray(labels.get() if hasattr(labels, "get") else labels, dtype=np.int64)
+    return np.asarray(labels.get() if hasattr(labels, "get") else labels, dtype=dtype_out)
 
 
 def _first_pixels(chunk: np.ndarray, start: tuple[int, ...], shape: tuple[int, ...]) -> np.ndarray:
@@ -141,7 +151,7 @@ def _first_pixels(chunk: np.ndarray, start: tuple[int, ...], shape: tuple[int, .
 
 def _add_base(chunk: np.ndarray, bases: np.ndarray, block_info: Any = None) -> np.ndarray:
     base = bases[tuple(block_info[0]["chunk-location"])]
-    return np.where(chunk > 0, chunk + base, 0)
+    return np.where(chunk > 0, chunk.astype(np.int64) + base, 0)
 
 
 def _look_up(chunk: np.ndarray, lut: np.ndarray) -> np.ndarray:
