@@ -81,3 +81,16 @@ def test_bad_input_is_refused_with_the_argument_named():
         cd.label(da.ones((4, 4), dtype=bool, chunks=2), 3)
     with pytest.raises(InvalidImageError, match="both given"):
         cd.label(da.ones((4, 4), dtype=bool, chunks=2), 1, structure=np.ones((3, 3), bool))
+
+
+@pytest.mark.gpu
+def test_gpu_workers_label_their_chunks_like_scipy():
+    """``device="gpu"``: each chunk goes through the GPU labeller; the result is the same."""
+    for shape, chunks in ((300, 257), (64, 100)), ((40, 41, 42), (16, 20, 21)):
+        image = random_mask(shape, 0.55, seed=9)
+        for connectivity in (1, len(shape)):
+            got = cd.label(da.from_array(image, chunks=chunks), connectivity, device="gpu")
+            want, _ = ndimage.label(
+                image, ndimage.generate_binary_structure(len(shape), connectivity)
+            )
+            np.testing.assert_array_equal(got.compute(), want)
