@@ -1,7 +1,7 @@
 """Connected-component labelling of images and volumes: :func:`label` and :func:`label_stats`.
 
 The labellers work on the pixel grid itself (no edge list): a two-pass numba
-labeller on the CPU, a union-find over the implicit grid on the GPU. Both
+labeller on the CPU, a block-based union-find over the implicit grid on the GPU. Both
 number the components ``1 .. N`` in raster (C) order of their first pixel, as
 ``scipy.ndimage.label`` does, with 0 for the background; the drop-ins
 :mod:`concomp.ndimage` and :mod:`concomp.measure` follow SciPy's and
