@@ -432,3 +432,17 @@ def test_cpu_auto_keeps_graphs_numbered_along_their_paths_on_the_edge_list():
         assert str(auto_variant(natural, DEFAULTS, forest=forest)) == "none-rem_cas-splice-coo"
     assert str(auto_variant(permuted, DEFAULTS)) == "kout-rem_cas-splice-csr"
     assert str(auto_variant(permuted, DEFAULTS, forest=True)) == "kout-async-halve-csr"
+
+
+def test_cpu_ecl_on_all_threads_reads_no_edge_ids_without_a_forest():
+    """Parallel ECL-CC took the edge id of every entry from a one-entry stand-in when it
+    recorded no forest: reads far past it crashed the process on graphs of about ten
+    million CSR entries (a 120³ grid with permuted ids)."""
+    from concomp._cpu.ecl import ecl_roots
+    from concomp.generators import grid3d
+
+    g = grid3d(120, 120, 120, permute=True)
+    indptr, indices, _ = (np.asarray(a) for a in g.csr())
+    assert indices.shape[0] > 10_000_000
+    roots = ecl_roots(indptr, indices, parallel=True)
+    assert int((roots == np.arange(roots.shape[0])).sum()) == 1

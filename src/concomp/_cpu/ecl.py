@@ -158,7 +158,9 @@ def _compute_parallel(nstat, indptr, indices, k0, lmax, sampled, eids, hook, rec
             u = indices[j]
             if sampled or v > u:
                 ostat = _representative(u, nstat)
-                vstat = _hook_cas(nstat, vstat, ostat, hook, eids[j], record)
+                # eids is a one-entry stand-in when no forest is recorded: never index it
+                eid = eids[j] if record else 0
+                vstat = _hook_cas(nstat, vstat, ostat, hook, eid, record)
 
 
 @serialized
