@@ -1,23 +1,29 @@
-"""Host primitives the streaming engines stage edge chunks with (numba, all cores).
+"""Host primitives the streaming engines stage edge chunks with.
 
-One parallel pass over a chunk copies and narrows its ids into a (pinned)
-staging buffer and finds their smallest and largest value (the range check), so
-validation costs no extra read of the data. The GPU pipeline stages its slots
-with :func:`stage_edges` and :func:`copy_parallel`; both engines check ranges
-with :func:`edge_id_range`.
+One pass over a chunk copies and narrows its ids into a (pinned) staging buffer
+and finds their smallest and largest value (the range check), so validation costs
+no extra read of the data. The GPU pipeline stages its slots with
+:func:`stage_edges` and :func:`copy_parallel`; both engines check ranges with
+:func:`edge_id_range`.
+
+Inputs of :data:`PARALLEL_MIN` ids or more run numba kernels on all cores
+(:mod:`concomp._shared.staging_kernels`); smaller ones run NumPy on one core. A
+process's first numba call costs about a second (importing numba and loading its
+registries), hundreds of times what NumPy takes on such an input: without this a
+new process's first GPU call on a small host graph would be mostly numba's
+start-up. Both paths give the same results (``tests/test_staging.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-import numba as nb
 import numpy as np
-
-from .threads import serialized
 
 __all__ = [
     "INT32_IDS",
+    "PARALLEL_MIN",
     "RangeCheck",
     "copy_parallel",
     "edge_id_range",
@@ -30,166 +36,27 @@ __all__ = [
 #: Largest vertex id that int32 labels hold. A module constant so that tests can
 #: lower it to exercise the switch to int64 labels without 2**31 vertices.
 INT32_IDS = int(np.iinfo(np.int32).max) - 1
-#: Ids handled per parallel task; large enough to amortise scheduling, small
-#: enough to balance 16+ threads on a chunk of a few million edges.
-_BLOCK = 1 << 16
+#: Ids (entries of the largest array) from which the numba kernels run; a module
+#: constant so that tests can move it to run both paths on small inputs. At 2**20
+#: ids NumPy takes about a millisecond on one core, against a second for numba's
+#: first call in a process.
+PARALLEL_MIN = 1 << 20
 
 RangeCheck = Callable[[int, int], None]
 
 
-# Both kernels work on zero-based views of one block and keep min/max in the input
-# type: with that, LLVM vectorises the loop (much faster than indexing the
-# whole arrays at ``offset + i``, whose possibly negative index defeats it).
-@serialized
-@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
-def _stage(src, dst, out_src, out_dst, offset):
-    m = src.shape[0]
-    nblocks = (m + _BLOCK - 1) // _BLOCK
-    los = np.empty(nblocks, np.int64)
-    his = np.empty(nblocks, np.int64)
-    for b in nb.prange(nblocks):
-        start = b * _BLOCK
-        stop = min(start + _BLOCK, m)
-        s, d = src[start:stop], dst[start:stop]
-        os, od = out_src[offset + start : offset + stop], out_dst[offset + start : offset + stop]
-        lo = s[0]
-        hi = s[0]
-        for j in range(s.shape[0]):
-            u = s[j]
-            v = d[j]
-            os[j] = u
-            od[j] = v
-            lo = min(lo, u)
-            lo = min(lo, v)
-            hi = max(hi, u)
-            hi = max(hi, v)
-        los[b] = lo
-        his[b] = hi
-    return los.min(), his.max()
+def _kernels(size: int) -> Any:
+    """The numba kernels module for an input of ``size`` ids, or None (NumPy)."""
+    if size < PARALLEL_MIN:
+        return None
+    from . import staging_kernels
+
+    return staging_kernels
 
 
-@serialized
-@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
-def _stage_csr(indptr, indices, start, stop, out_src, out_dst, offset):
-    m = stop - start
-    nblocks = (m + _BLOCK - 1) // _BLOCK
-    los = np.empty(nblocks, np.int64)
-    his = np.empty(nblocks, np.int64)
-    for b in nb.prange(nblocks):
-        first = start + b * _BLOCK
-        last = min(first + _BLOCK, stop)
-        d = indices[first:last]
-        os = out_src[offset + first - start : offset + last - start]
-        od = out_dst[offset + first - start : offset + last - start]
-        # the columns: a plain copy with min/max, which LLVM vectorises
-        lo = d[0]
-        hi = d[0]
-        for j in range(d.shape[0]):
-            v = d[j]
-            od[j] = v
-            lo = min(lo, v)
-            hi = max(hi, v)
-        # the rows: one fill per row segment (a per-entry row test defeats vectorising
-        # and made this pass several times slower than staging edge pairs). The row
-        # holding ``first`` is the last row whose offset is <= first; empty rows cost
-        # one step each, so all blocks together visit each row at most once.
-        row = np.searchsorted(indptr, first, side="right") - 1
-        pos = first
-        while pos < last:
-            end = min(indptr[row + 1], last)
-            r = os.dtype.type(row)
-            for j in range(pos - first, end - first):
-                os[j] = r
-            pos = max(pos, end)
-            row += 1
-        los[b] = lo
-        his[b] = hi
-    return los.min(), his.max()
-
-
-@serialized
-@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
-def _stage_columns(indptr, indices, start, stop, out_cols, r0, nseg, out_seg):
-    m = stop - start
-    nblocks = (m + _BLOCK - 1) // _BLOCK
-    sblocks = (nseg + _BLOCK - 1) // _BLOCK
-    los = np.zeros(nblocks, np.int64)
-    his = np.zeros(nblocks, np.int64)
-    for b in nb.prange(nblocks + sblocks):
-        if b < nblocks:  # the columns: a copy with min/max, which LLVM vectorises
-            first = start + b * _BLOCK
-            last = min(first + _BLOCK, stop)
-            d = indices[first:last]
-            od = out_cols[first - start : last - start]
-            lo = d[0]
-            hi = d[0]
-            for j in range(d.shape[0]):
-                v = d[j]
-                od[j] = v
-                lo = min(lo, v)
-                hi = max(hi, v)
-            los[b] = lo
-            his[b] = hi
-        else:  # the rows' offsets relative to ``start``, clamped to the piece
-            k0 = (b - nblocks) * _BLOCK
-            for k in range(k0, min(k0 + _BLOCK, nseg)):
-                out_seg[k] = min(max(indptr[r0 + k] - start, 0), m)
-    return los.min(), his.max()
-
-
-@serialized
-@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
-def _range(src, dst):
-    m = src.shape[0]
-    nblocks = (m + _BLOCK - 1) // _BLOCK
-    los = np.empty(nblocks, np.int64)
-    his = np.empty(nblocks, np.int64)
-    for b in nb.prange(nblocks):
-        start = b * _BLOCK
-        stop = min(start + _BLOCK, m)
-        s, d = src[start:stop], dst[start:stop]
-        lo = s[0]
-        hi = s[0]
-        for j in range(s.shape[0]):
-            lo = min(lo, s[j])
-            hi = max(hi, s[j])
-        for j in range(d.shape[0]):
-            lo = min(lo, d[j])
-            hi = max(hi, d[j])
-        los[b] = lo
-        his[b] = hi
-    return los.min(), his.max()
-
-
-@serialized
-@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
-def _decreasing_blocks(a):
-    # one flag per block: a[i + 1] < a[i] for some i of the block (a block also looks
-    # one entry past its end, so a drop across a block boundary is seen)
-    m = a.shape[0] - 1
-    nblocks = (m + _BLOCK - 1) // _BLOCK
-    bad = np.zeros(max(nblocks, 1), np.bool_)
-    for b in nb.prange(nblocks):
-        start = b * _BLOCK
-        stop = min(start + _BLOCK, m)
-        lo, hi = a[start:stop], a[start + 1 : stop + 1]
-        drop = False
-        for j in range(lo.shape[0]):
-            drop |= hi[j] < lo[j]
-        bad[b] = drop
-    return bad
-
-
-@serialized
-@nb.njit(parallel=True, cache=True, nogil=True, boundscheck=False)
-def _copy(src, out):
-    m = src.shape[0]
-    for b in nb.prange((m + _BLOCK - 1) // _BLOCK):
-        start = b * _BLOCK
-        stop = min(start + _BLOCK, m)
-        s, o = src[start:stop], out[start:stop]
-        for j in range(s.shape[0]):
-            o[j] = s[j]
+def _bounds(*arrays: np.ndarray) -> tuple[int, int]:
+    """``(min, max)`` over non-empty arrays, in Python ints (NumPy path)."""
+    return min(int(a.min()) for a in arrays), max(int(a.max()) for a in arrays)
 
 
 def copy_parallel(src: np.ndarray, out: np.ndarray) -> None:
@@ -204,8 +71,12 @@ def copy_parallel(src: np.ndarray, out: np.ndarray) -> None:
     >>> out.tolist()
     [4, 5, 6]
     """
-    if src.shape[0]:
-        _copy(src, out)
+    m = src.shape[0]
+    kernels = _kernels(m)
+    if kernels is None:
+        np.copyto(out[:m], src, casting="unsafe")
+    elif m:
+        kernels.copy_ids(src, out)
 
 
 def _same_type(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -235,9 +106,15 @@ def stage_edges(
     >>> out_s.tolist(), out_d.tolist()
     ([0, 0, 3, 1, 0], [0, 0, 4, 0, 0])
     """
-    if src.shape[0] == 0:
+    m = src.shape[0]
+    if m == 0:
         return 0, -1
-    lo, hi = _stage(*_same_type(src, dst), out_src, out_dst, np.int64(offset))
+    kernels = _kernels(m)
+    if kernels is None:
+        np.copyto(out_src[offset : offset + m], src, casting="unsafe")
+        np.copyto(out_dst[offset : offset + m], dst, casting="unsafe")
+        return _bounds(src, dst)
+    lo, hi = kernels.stage(*_same_type(src, dst), out_src, out_dst, np.int64(offset))
     return int(lo), int(hi)
 
 
@@ -272,10 +149,26 @@ def stage_csr(
     """
     if stop <= start:
         return 0, -1
-    lo, hi = _stage_csr(
+    kernels = _kernels(stop - start)
+    if kernels is None:
+        cols = indices[start:stop]
+        k = stop - start
+        np.copyto(out_dst[offset : offset + k], cols, casting="unsafe")
+        out_src[offset : offset + k] = _rows_of(indptr, start, stop)
+        return _bounds(cols)
+    lo, hi = kernels.stage_csr(
         indptr, indices, np.int64(start), np.int64(stop), out_src, out_dst, np.int64(offset)
     )
     return int(lo), int(hi)
+
+
+def _rows_of(indptr: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """The row of each CSR entry ``start .. stop-1`` (NumPy path; a valid row pointer)."""
+    r0 = int(np.searchsorted(indptr, start, side="right")) - 1
+    r1 = int(np.searchsorted(indptr, stop - 1, side="right"))  # one past the last row
+    ends = np.clip(indptr[r0 + 1 : r1 + 1], start, stop)
+    begins = np.clip(indptr[r0:r1], start, stop)
+    return np.repeat(np.arange(r0, r1, dtype=np.int64), ends - begins)
 
 
 def first_decrease(a: np.ndarray) -> int:
@@ -290,11 +183,15 @@ def first_decrease(a: np.ndarray) -> int:
     """
     if a.shape[0] < 2:
         return -1
-    bad = np.flatnonzero(_decreasing_blocks(a))
+    kernels = _kernels(a.shape[0])
+    if kernels is None:
+        bad = np.flatnonzero(a[1:] < a[:-1])
+        return int(bad[0]) if bad.shape[0] else -1
+    bad = np.flatnonzero(kernels.decreasing_blocks(a))
     if bad.shape[0] == 0:
         return -1
-    start = int(bad[0]) * _BLOCK  # only the first bad block is searched again
-    piece = a[start : start + _BLOCK + 1]
+    start = int(bad[0]) * kernels.BLOCK  # only the first bad block is searched again
+    piece = a[start : start + kernels.BLOCK + 1]
     return start + int(np.flatnonzero(piece[1:] < piece[:-1])[0])
 
 
@@ -336,7 +233,15 @@ def stage_csr_columns(
         last_row = r0 + cap - 2
         stop = int(indptr[last_row + 1])
     nseg = last_row - r0 + 2
-    lo, hi = _stage_columns(
+    kernels = _kernels(stop - start)
+    if kernels is None:
+        cols = indices[start:stop]
+        np.copyto(out_cols[: stop - start], cols, casting="unsafe")
+        seg = np.clip(indptr[r0 : r0 + nseg] - start, 0, stop - start)
+        np.copyto(out_seg[:nseg], seg, casting="unsafe")
+        lo, hi = _bounds(cols)
+        return stop, r0, nseg, lo, hi
+    lo, hi = kernels.stage_columns(
         indptr,
         indices,
         np.int64(start),
@@ -361,5 +266,8 @@ def edge_id_range(src: np.ndarray, dst: np.ndarray) -> tuple[int, int]:
     """
     if src.shape[0] == 0:
         return 0, -1
-    lo, hi = _range(*_same_type(src, dst))
+    kernels = _kernels(src.shape[0])
+    if kernels is None:
+        return _bounds(src, dst)
+    lo, hi = kernels.id_range(*_same_type(src, dst))
     return int(lo), int(hi)
