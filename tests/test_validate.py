@@ -268,3 +268,32 @@ def test_device_arrays_take_the_fused_checks_with_the_same_results_and_messages(
             concomp.Graph.from_csr(np.array(p), np.array(i))
         with pytest.raises(InvalidGraphError, match=re.escape(str(host_err.value))):
             concomp.Graph.from_csr(cp.array(p), cp.array(i))
+
+
+@pytest.mark.gpu
+def test_fused_checks_report_exact_ranges_of_every_sign_and_dtype():
+    """The fused kernels keep the range in encodings whose zero is the identity
+    (``checks.cu``): the decoded minimum and maximum equal NumPy's for every dtype they
+    read, negative and extreme values included, and no ids give ``lo > hi``."""
+    cp = pytest.importorskip("cupy")
+    from concomp._gpu import checks
+
+    rng = np.random.default_rng(5)
+    i64 = np.iinfo(np.int64)
+    cases = [
+        np.array([i64.min, -1, 0, i64.max], np.int64),
+        np.array([-5, -7, -6], np.int64),
+        rng.integers(-(2**40), 2**40, 300_000),
+        rng.integers(0, 2**32, 100_000).astype(np.uint32),
+        rng.integers(-128, 128, 5000).astype(np.int8),
+        rng.integers(0, 2**16, 7).astype(np.uint16),
+    ]
+    for a in cases:
+        assert checks.id_range(cp, cp.asarray(a)) == (int(a.min()), int(a.max()))
+        b = cp.asarray(a[::-1].copy())
+        assert checks.id_range(cp, cp.asarray(a), b) == (int(a.min()), int(a.max()))
+    indptr = np.array([0, 3, 3, 9], np.int64)
+    facts = checks.csr_facts(cp, cp.asarray(indptr), cp.asarray(np.arange(-4, 5)))
+    assert facts == {"lo": -4, "hi": 4, "decreases": 0, "first": 0, "last": 9}
+    empty = checks.csr_facts(cp, cp.asarray(np.zeros(3, np.int64)), cp.zeros(0, np.int32))
+    assert empty["lo"] > empty["hi"] and empty["decreases"] == 0

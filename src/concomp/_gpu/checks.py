@@ -65,7 +65,33 @@ def _launch(cp: Any, name: str, work: int, args: tuple) -> None:
 
 
 def _facts(cp: Any) -> Any:
-    return cp.array([np.iinfo(np.int64).max, np.iinfo(np.int64).min, 0, 0, 0], dtype=np.int64)
+    """The five words the kernels reduce into, zeroed (``checks.cu`` says why zero)."""
+    return cp.zeros(5, dtype=np.int64)
+
+
+_SIGN = 1 << 63
+
+
+def _decode(words: np.ndarray) -> tuple[int, int, int, int, int]:
+    """``(lo, hi, decreases, first, last)`` from the downloaded words: ``lo`` and ``hi``
+    come as ``~order_key(lo)`` and ``order_key(hi)``, ``order_key(x) = x ^ 2**63`` on
+    the 64-bit pattern (``checks.cu``); zero words decode to ``lo > hi`` (no ids).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> key = lambda x: (x + 2**64) % 2**64 ^ 2**63  # order_key on the 64-bit pattern
+    >>> words = np.array([~key(-3) % 2**64, key(9), 0, 0, 7], dtype=np.uint64).view(np.int64)
+    >>> _decode(words)
+    (-3, 9, 0, 0, 7)
+    >>> _decode(np.zeros(5, np.int64))[:2] == (2**63 - 1, -(2**63))
+    True
+    """
+    bits = words.view(np.uint64)
+    lo = (~int(bits[0]) & (2**64 - 1)) ^ _SIGN
+    hi = int(bits[1]) ^ _SIGN
+    lo, hi = (x - 2**64 if x >= _SIGN else x for x in (lo, hi))
+    return lo, hi, int(words[2]), int(words[3]), int(words[4])
 
 
 def _range_into(cp: Any, a: Any, out: Any) -> None:
@@ -80,7 +106,7 @@ def id_range(cp: Any, *arrays: Any) -> tuple[int, int]:
     out = _facts(cp)
     for a in arrays:
         _range_into(cp, a, out)
-    lo, hi = (int(x) for x in out[:2].get())
+    lo, hi = _decode(out.get())[:2]
     return lo, hi
 
 
@@ -93,5 +119,5 @@ def csr_facts(cp: Any, indptr: Any, indices: Any) -> dict[str, int]:
     rows = int(indptr.shape[0]) - 1
     name = f"offsets_check<{_CTYPES[indptr.dtype.name]}>"
     _launch(cp, name, max(rows, 1), (indptr, np.int64(rows), out))
-    lo, hi, dec, first, last = (int(x) for x in out.get())
+    lo, hi, dec, first, last = _decode(out.get())
     return {"lo": lo, "hi": hi, "decreases": dec, "first": first, "last": last}

@@ -1,7 +1,10 @@
 // Input checks of device arrays in one pass each and one download for all of them
 // (concomp._gpu.checks): the range of vertex ids, and whether a CSR row pointer
-// never decreases. The host reads the five words of `out` once; it fills them
-// with (LLONG_MAX, LLONG_MIN, 0, 0, 0) first.
+// never decreases. The host reads the five words of `out` once; it zeroes them
+// first (one memset, where filling them with other values took an upload), so the
+// range is kept in encodings whose zero is the identity of their atomic:
+// out[CHECK_MIN] holds max(~order_key(x)) and out[CHECK_MAX] max(order_key(x)), where
+// order_key maps signed order to unsigned order (see concomp._gpu.checks._decode).
 #include "common.cuh"
 
 #define CHECK_MIN 0
@@ -10,7 +13,12 @@
 #define CHECK_FIRST 3
 #define CHECK_LAST 4
 
-// out[CHECK_MIN] / out[CHECK_MAX]: smallest and largest value of a[0..m).
+// Signed order as unsigned order: x < y exactly when order_key(x) < order_key(y).
+__device__ __forceinline__ unsigned long long order_key(long long x) {
+    return (unsigned long long)x ^ 0x8000000000000000ull;
+}
+
+// out[CHECK_MIN] / out[CHECK_MAX]: smallest and largest value of a[0..m), encoded.
 template <typename T>
 __global__ void id_range(const T* __restrict__ a, long long m, long long* out) {
     long long lo = 0x7fffffffffffffffll, hi = -0x7fffffffffffffffll - 1;
@@ -27,8 +35,8 @@ __global__ void id_range(const T* __restrict__ a, long long m, long long* out) {
         hi = ohi > hi ? ohi : hi;
     }
     if ((threadIdx.x & 31) == 0) {
-        atomicMin(out + CHECK_MIN, lo);
-        atomicMax(out + CHECK_MAX, hi);
+        atomicMax((unsigned long long*)(out + CHECK_MIN), ~order_key(lo));
+        atomicMax((unsigned long long*)(out + CHECK_MAX), order_key(hi));
     }
 }
 
