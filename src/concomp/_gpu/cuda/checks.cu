@@ -18,6 +18,16 @@ __device__ __forceinline__ unsigned long long order_key(long long x) {
     return (unsigned long long)x ^ 0x8000000000000000ull;
 }
 
+// The smallest and largest of a warp's lanes' values, in every lane's lo / hi.
+__device__ __forceinline__ void min_max_warp(long long& lo, long long& hi) {
+    for (int off = 16; off > 0; off >>= 1) {
+        long long olo = __shfl_xor_sync(0xffffffffu, lo, off);
+        long long ohi = __shfl_xor_sync(0xffffffffu, hi, off);
+        lo = olo < lo ? olo : lo;
+        hi = ohi > hi ? ohi : hi;
+    }
+}
+
 // out[CHECK_MIN] / out[CHECK_MAX]: smallest and largest value of a[0..m), encoded.
 template <typename T>
 __global__ void id_range(const T* __restrict__ a, long long m, long long* out) {
@@ -27,16 +37,26 @@ __global__ void id_range(const T* __restrict__ a, long long m, long long* out) {
         lo = x < lo ? x : lo;
         hi = x > hi ? x : hi;
     }
-    // a warp's lanes reduce first: one atomic pair per warp, not per thread
-    for (int off = 16; off > 0; off >>= 1) {
-        long long olo = __shfl_down_sync(0xffffffffu, lo, off);
-        long long ohi = __shfl_down_sync(0xffffffffu, hi, off);
-        lo = olo < lo ? olo : lo;
-        hi = ohi > hi ? ohi : hi;
+    // the block reduces first (lanes, then warps): one atomic pair per block. Atomics on
+    // one address serialise, and one pair per warp made the pass several times slower
+    // than reading the array.
+    __shared__ long long warp_lo[32], warp_hi[32];
+    min_max_warp(lo, hi);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) {
+        warp_lo[warp] = lo;
+        warp_hi[warp] = hi;
     }
-    if ((threadIdx.x & 31) == 0) {
-        atomicMax((unsigned long long*)(out + CHECK_MIN), ~order_key(lo));
-        atomicMax((unsigned long long*)(out + CHECK_MAX), order_key(hi));
+    __syncthreads();
+    if (warp == 0) {
+        const int warps = (blockDim.x + 31) >> 5;
+        lo = lane < warps ? warp_lo[lane] : 0x7fffffffffffffffll;
+        hi = lane < warps ? warp_hi[lane] : -0x7fffffffffffffffll - 1;
+        min_max_warp(lo, hi);
+        if (lane == 0) {
+            atomicMax((unsigned long long*)(out + CHECK_MIN), ~order_key(lo));
+            atomicMax((unsigned long long*)(out + CHECK_MAX), order_key(hi));
+        }
     }
 }
 
