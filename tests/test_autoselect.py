@@ -16,14 +16,32 @@ def large():
     return Options(auto_small_entries=0)
 
 
-def test_small_graphs_take_the_three_kernel_coo_variant():
+def test_small_graphs_take_the_unsampled_finish_on_the_layout_they_hold():
+    g = concomp.generators.rmat(12, 8, seed=1)  # a symmetric CSR
+    assert autoselect.held_layout(g) == "csr"
+    assert str(autoselect.choose(g, DEFAULTS)) == "none-rem_cas-splice-csr"
+    pairs = concomp.as_graph(g.coo())  # the same edges as pairs: no CSR held
+    assert autoselect.held_layout(pairs) == "coo"
+    assert str(autoselect.choose(pairs, DEFAULTS)) == "none-rem_cas-splice-coo"
+    assert pairs._ucsr is None  # choosing built nothing
+
+
+def test_a_csr_not_flagged_symmetric_holds_no_symmetric_csr():
     g = concomp.generators.rmat(12, 8, seed=1)
-    assert str(autoselect.choose(g, DEFAULTS)) == "none-rem_cas-splice-coo"
+    indptr, indices, _ = g.csr()
+    one_way = concomp.Graph.from_csr(indptr, indices)  # not flagged symmetric
+    assert autoselect.held_layout(one_way) == "coo"
+    one_way.undirected_rows()
+    assert autoselect.held_layout(one_way) == "csr"
 
 
 def test_road_like_graphs_skip_sampling(large):
     g = concomp.generators.gnm(4096, 5000, seed=2)  # average degree 2.4
     assert str(autoselect.choose(g, large)) == "none-rem_cas-splice-csr"
+    src, dst = g.coo()
+    one_way = src < dst  # each edge once, as an edge list gives it
+    pairs = concomp.as_graph((src[one_way], dst[one_way]))
+    assert str(autoselect.choose(pairs, large)) == "none-rem_cas-splice-coo"
 
 
 def test_meshes_take_kout_over_lower_neighbours(large):
@@ -50,7 +68,7 @@ def test_choice_is_cached_on_the_graph(large):
     first = autoselect.choose(g, large)
     assert autoselect.choose(g, large) is first
     assert autoselect.choose(g, Options(auto_small_entries=0)) is first  # equal options
-    assert str(autoselect.choose(g, DEFAULTS)) == "none-rem_cas-splice-coo"  # not the cache
+    assert str(autoselect.choose(g, DEFAULTS)) == "none-rem_cas-splice-csr"  # not the cache
 
 
 def test_edge_lists_whose_csr_would_not_fit_take_the_coo_finish(large, monkeypatch):

@@ -6,16 +6,24 @@ measures every rule and variant on the benchmark suite, results in
 
 - Rem-CAS with splicing is the finish of every choice: it is the fastest finish
   on every suite graph.
+- The unsampled finish runs on the layout the graph holds (:func:`held_layout`):
+  over the symmetric CSR where it has one, over the edge list otherwise. Both
+  finishes take about the same time once their input exists, while making the
+  other layout costs more than either: a sort of every entry for the CSR, a
+  binary search per entry to expand CSR rows into pairs. On a graph run once (most
+  graphs) that is most of the call: on a path of 2**24 vertices given as pairs, the
+  CSR finish's call took 5.0 ms against 1.3 ms for the COO finish; on a road graph
+  of 1.2 M vertices given as a CSR, 0.67 ms against 0.84 ms the other way
+  (``benchmarks/results/2026-11-28-h200-b87d856-fresh-layouts.json``).
 - Graphs with fewer CSR entries than ``Options.auto_small_entries`` run the
-  unsampled COO finish: their runs are bound by launches, and one edge-parallel
-  pass is the fewest.
+  unsampled finish: their runs are bound by launches, and one pass is the fewest.
 - Edge lists whose symmetric CSR would take more than :data:`CSR_FREE_SHARE` of the
   device memory free now to build (:func:`csr_build_bytes`) run the unsampled COO
-  finish too: it reads the edges as they are, while every sampler and the CSR
-  finish need the CSR, whose sort would otherwise exhaust the device.
+  finish: it reads the edges as they are, while every sampler and the CSR finish
+  need the CSR, whose sort would otherwise exhaust the device.
 - Graphs of average degree below :data:`LOW_DEGREE` (road networks, sparse
-  meshes) run the unsampled CSR finish: sampling inspects most of their edges
-  anyway (GConn, Fig. 5).
+  meshes) run the unsampled finish: sampling inspects most of their edges anyway
+  (GConn, Fig. 5).
 - Skewed graphs (degree coefficient of variation above :data:`SKEWED_CV`: R-MAT,
   power-law) sample hook-based with N = 3 edges per remaining root. The
   warp-cooperative finish after sampling makes leftover vertices cheap, so a
@@ -68,6 +76,24 @@ def csr_build_bytes(graph: Graph) -> int:
     return 2 * graph.num_edges * (5 * it + 24) + graph.num_nodes * (it + 8)
 
 
+def held_layout(graph: Graph) -> str:
+    """``"csr"`` when ``graph`` holds its symmetric CSR (built, or given as a CSR flagged
+    symmetric), else ``"coo"``: the layout an unsampled finish reads without building
+    anything first.
+
+    Examples
+    --------
+    >>> import numpy as np, concomp
+    >>> g = concomp.as_graph((np.array([0, 1]), np.array([1, 2])))
+    >>> held_layout(g)
+    'coo'
+    >>> _ = g.undirected_csr()
+    >>> held_layout(g)
+    'csr'
+    """
+    return "csr" if csr_build_bytes(graph) == 0 else "coo"
+
+
 def _device_free(graph: Graph) -> int | None:
     """Free device memory for a device graph (None for a host graph)."""
     if graph.device != "gpu":
@@ -110,13 +136,14 @@ def choose(graph: Graph, options: Options) -> Variant:
 def _choose(graph: Graph, options: Options) -> Variant:
     n = max(graph.num_nodes, 1)
     entries = graph.num_edges if graph.symmetric else 2 * graph.num_edges
+    unsampled = Variant.parse(f"none-rem_cas-splice-{held_layout(graph)}")
     if entries < options.auto_small_entries:
-        return Variant.parse("none-rem_cas-splice-coo")
+        return unsampled
     free = _device_free(graph)
     if free is not None and csr_build_bytes(graph) > CSR_FREE_SHARE * free:
         return Variant.parse("none-rem_cas-splice-coo")
     if entries / n < LOW_DEGREE:
-        return Variant.parse("none-rem_cas-splice-csr")
+        return unsampled
     if degree_cv(graph) > SKEWED_CV:
         return Variant.parse("hb3-rem_cas-splice-csr")
     if entries / n < MESH_DEGREE:
