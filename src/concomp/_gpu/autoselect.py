@@ -11,10 +11,11 @@ measures every rule and variant on the benchmark suite, results in
   finishes take about the same time once their input exists, while making the
   other layout costs more than either: a sort of every entry for the CSR, a
   binary search per entry to expand CSR rows into pairs. On a graph run once (most
-  graphs) that is most of the call: on a path of 2**24 vertices given as pairs, the
-  CSR finish's call took 5.0 ms against 1.3 ms for the COO finish; on a road graph
-  of 1.2 M vertices given as a CSR, 0.67 ms against 0.84 ms the other way
-  (``benchmarks/results/2026-11-28-h200-b87d856-fresh-layouts.json``).
+  graphs) that is most of the call: on a path of 2**24 vertices given as device
+  pairs, the CSR finish's call took 4.73 ms against 1.16 ms for the COO finish; on a
+  road graph of 1.2 M vertices given as a device CSR, 0.40 ms against 0.67 ms the
+  other way (one H200, ``benchmarks/bench_fresh_calls.py``,
+  ``benchmarks/results/2026-11-28-h200-f9b7343-fresh-calls.json``).
 - Graphs with fewer CSR entries than ``Options.auto_small_entries`` run the
   unsampled finish: their runs are bound by launches, and one pass is the fewest.
 - Edge lists whose symmetric CSR would take more than :data:`CSR_FREE_SHARE` of the
