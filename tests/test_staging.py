@@ -1,10 +1,8 @@
-"""The host staging primitives on each of their paths: NumPy on the calling thread,
-NumPy over the thread pool, and the numba kernels, forced here by moving the bounds
-(``staging.THREADS_MIN``, ``staging.PARALLEL_MIN``)."""
+"""The host staging primitives on both of their paths, NumPy and the numba kernels,
+forced here by moving the bounds (``staging.PARALLEL_MIN``, ``staging.NUMBA_LOADED_MIN``)."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import subprocess
@@ -20,14 +18,11 @@ from concomp._shared import staging
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 
-@pytest.fixture(params=["numpy", "threads", "numba"])
+@pytest.fixture(params=["numpy", "numba"])
 def path(request, monkeypatch):
-    never = 1 << 62
-    bounds = {"numpy": (never, never), "threads": (never, 1000), "numba": (0, 0)}
-    parallel_min, threads_min = bounds[request.param]
-    monkeypatch.setattr(staging, "PARALLEL_MIN", parallel_min)
-    monkeypatch.setattr(staging, "THREADS_MIN", threads_min)
-    monkeypatch.setattr(staging, "_numba_loaded", lambda: False)  # threads: the NumPy pool
+    bound = 1 << 62 if request.param == "numpy" else 0
+    monkeypatch.setattr(staging, "PARALLEL_MIN", bound)
+    monkeypatch.setattr(staging, "NUMBA_LOADED_MIN", bound)
     return request.param
 
 
@@ -112,24 +107,15 @@ def test_first_decrease_and_copy(path):
     staging.copy_parallel(a[:0], out[:0])
 
 
-def test_pieces_cover_the_range_once(monkeypatch):
-    monkeypatch.setattr(staging, "THREADS_MIN", 10)
-    for size in (0, 1, 9, 10, 25, 1000, 12_345):
-        pieces = staging._each(lambda a, b: (a, b), size)
-        assert pieces[0][0] == 0 and pieces[-1][1] == size
-        assert all(p[1] == q[0] for p, q in itertools.pairwise(pieces))
-        assert len(pieces) == 1 or min(b - a for a, b in pieces) >= 10
-
-
 def test_host_inputs_below_the_kernels_bound_are_staged_without_numba():
     """A process that stages a host edge list of fewer than ``PARALLEL_MIN`` ids (what a
     first GPU call on host data does) never imports numba, whose start-up costs about
-    a second; from ``THREADS_MIN`` ids NumPy runs over the thread pool."""
+    a second."""
     code = """
         import json, sys
         import numpy as np
         from concomp._shared import staging
-        m = 3 * staging.THREADS_MIN  # the thread pool's path
+        m = staging.PARALLEL_MIN - 1
         src, dst = np.arange(m), np.arange(1, m + 1)
         out = np.zeros(m, np.int32), np.zeros(m, np.int32)
         staging.stage_edges(src, dst, *out)
@@ -146,3 +132,12 @@ def test_host_inputs_below_the_kernels_bound_are_staged_without_numba():
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == {"numba": False}
+
+
+def test_the_kernels_run_where_numba_is_loaded_or_the_input_is_large(monkeypatch):
+    monkeypatch.setattr(staging, "_numba_loaded", lambda: False)
+    assert staging._kernels(staging.PARALLEL_MIN - 1) is None
+    assert staging._kernels(staging.PARALLEL_MIN) is not None
+    monkeypatch.setattr(staging, "_numba_loaded", lambda: True)
+    assert staging._kernels(staging.NUMBA_LOADED_MIN - 1) is None
+    assert staging._kernels(staging.NUMBA_LOADED_MIN) is not None

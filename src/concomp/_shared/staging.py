@@ -6,28 +6,22 @@ no extra read of the data. The GPU pipeline stages its slots with
 :func:`stage_edges` and :func:`copy_parallel`; both engines check ranges with
 :func:`edge_id_range`.
 
-Three paths give the same results (``tests/test_staging.py``):
-
-- from :data:`PARALLEL_MIN` ids, numba kernels on all cores
-  (:mod:`concomp._shared.staging_kernels`): one fused pass per array;
-- from :data:`THREADS_MIN` ids, the same kernels where the process has loaded numba
-  already, else NumPy over a pool of threads (NumPy releases the GIL in its copies
-  and reductions);
-- below, NumPy on the calling thread.
-
-A process's first numba call costs about a second (importing numba and loading its
-registries), hundreds of times what NumPy takes on such inputs: without the NumPy
-paths a new process's first GPU call on a host graph of a few hundred thousand
-edges would be mostly numba's start-up, where that graph needs nothing of numba.
+Two paths give the same results (``tests/test_staging.py``): numba kernels on all
+cores (:mod:`concomp._shared.staging_kernels`, one fused pass per array) and NumPy on
+the calling thread. The kernels run from :data:`PARALLEL_MIN` ids, and from
+:data:`NUMBA_LOADED_MIN` ids in a process that has loaded numba already; NumPy runs
+below. A process's first numba call costs about a second (importing numba and
+loading its registries), far more than NumPy takes on such inputs: a new process's
+first GPU call on a host graph of a few hundred thousand edges would otherwise be
+mostly numba's start-up. Warm, the kernels are the faster (NumPy makes several
+passes over the ids), which is why NumPy stops at 2**19 ids and is not used from
+2**16 on once numba is loaded.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -35,7 +29,7 @@ import numpy as np
 __all__ = [
     "INT32_IDS",
     "PARALLEL_MIN",
-    "THREADS_MIN",
+    "NUMBA_LOADED_MIN",
     "RangeCheck",
     "copy_parallel",
     "edge_id_range",
@@ -49,16 +43,13 @@ __all__ = [
 #: lower it to exercise the switch to int64 labels without 2**31 vertices.
 INT32_IDS = int(np.iinfo(np.int32).max) - 1
 #: Ids (entries of the largest array) from which the numba kernels always run. Module
-#: constants, so that tests can move them to run every path on small inputs.
-PARALLEL_MIN = 1 << 22
-#: Ids from which the work is shared among threads (numba's where it is loaded, else a
-#: pool running NumPy on pieces of at least this many ids).
-THREADS_MIN = 1 << 16
+#: constants, so that tests can move them to run both paths on small inputs.
+PARALLEL_MIN = 1 << 19
+#: Ids from which the kernels run in a process that has loaded numba (below, NumPy is
+#: as fast).
+NUMBA_LOADED_MIN = 1 << 16
 
 RangeCheck = Callable[[int, int], None]
-
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
 
 
 def _numba_loaded() -> bool:
@@ -67,34 +58,16 @@ def _numba_loaded() -> bool:
 
 def _kernels(size: int) -> Any:
     """The numba kernels module for an input of ``size`` ids, or None (NumPy)."""
-    if size < PARALLEL_MIN and (size < THREADS_MIN or not _numba_loaded()):
+    if size < PARALLEL_MIN and (size < NUMBA_LOADED_MIN or not _numba_loaded()):
         return None
     from . import staging_kernels
 
     return staging_kernels
 
 
-def _each(fn: Callable[[int, int], Any], size: int) -> list[Any]:
-    """``fn(start, stop)`` over pieces of ``range(size)``: one piece below
-    :data:`THREADS_MIN`, else pieces of at least that many ids run on a thread pool."""
-    k = min(os.cpu_count() or 1, max(1, size // THREADS_MIN))
-    if k == 1:
-        return [fn(0, size)]
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(os.cpu_count(), thread_name_prefix="concomp-staging")
-    cuts = [size * i // k for i in range(k + 1)]
-    return list(_pool.map(fn, cuts[:-1], cuts[1:]))
-
-
 def _bounds(*arrays: np.ndarray) -> tuple[int, int]:
     """``(min, max)`` over non-empty arrays, in Python ints (NumPy path)."""
     return min(int(a.min()) for a in arrays), max(int(a.max()) for a in arrays)
-
-
-def _merge(bounds: list[tuple[int, int]]) -> tuple[int, int]:
-    return min(b[0] for b in bounds), max(b[1] for b in bounds)
 
 
 def copy_parallel(src: np.ndarray, out: np.ndarray) -> None:
@@ -112,7 +85,7 @@ def copy_parallel(src: np.ndarray, out: np.ndarray) -> None:
     m = src.shape[0]
     kernels = _kernels(m)
     if kernels is None:
-        _each(lambda a, b: np.copyto(out[a:b], src[a:b], casting="unsafe"), m)
+        np.copyto(out[:m], src, casting="unsafe")
     elif m:
         kernels.copy_ids(src, out)
 
@@ -149,13 +122,9 @@ def stage_edges(
         return 0, -1
     kernels = _kernels(m)
     if kernels is None:
-
-        def piece(a: int, b: int) -> tuple[int, int]:
-            np.copyto(out_src[offset + a : offset + b], src[a:b], casting="unsafe")
-            np.copyto(out_dst[offset + a : offset + b], dst[a:b], casting="unsafe")
-            return _bounds(src[a:b], dst[a:b])
-
-        return _merge(_each(piece, m))
+        np.copyto(out_src[offset : offset + m], src, casting="unsafe")
+        np.copyto(out_dst[offset : offset + m], dst, casting="unsafe")
+        return _bounds(src, dst)
     lo, hi = kernels.stage(*_same_type(src, dst), out_src, out_dst, np.int64(offset))
     return int(lo), int(hi)
 
@@ -193,14 +162,11 @@ def stage_csr(
         return 0, -1
     kernels = _kernels(stop - start)
     if kernels is None:
-
-        def piece(a: int, b: int) -> tuple[int, int]:
-            cols = indices[start + a : start + b]
-            np.copyto(out_dst[offset + a : offset + b], cols, casting="unsafe")
-            out_src[offset + a : offset + b] = _rows_of(indptr, start + a, start + b)
-            return _bounds(cols)
-
-        return _merge(_each(piece, stop - start))
+        cols = indices[start:stop]
+        k = stop - start
+        np.copyto(out_dst[offset : offset + k], cols, casting="unsafe")
+        out_src[offset : offset + k] = _rows_of(indptr, start, stop)
+        return _bounds(cols)
     lo, hi = kernels.stage_csr(
         indptr, indices, np.int64(start), np.int64(stop), out_src, out_dst, np.int64(offset)
     )
@@ -313,6 +279,6 @@ def edge_id_range(src: np.ndarray, dst: np.ndarray) -> tuple[int, int]:
         return 0, -1
     kernels = _kernels(src.shape[0])
     if kernels is None:
-        return _merge(_each(lambda a, b: _bounds(src[a:b], dst[a:b]), src.shape[0]))
+        return _bounds(src, dst)
     lo, hi = kernels.id_range(*_same_type(src, dst))
     return int(lo), int(hi)
