@@ -141,3 +141,14 @@ def test_the_kernels_run_where_numba_is_loaded_or_the_input_is_large(monkeypatch
     monkeypatch.setattr(staging, "_numba_loaded", lambda: True)
     assert staging._kernels(staging.NUMBA_LOADED_MIN - 1) is None
     assert staging._kernels(staging.NUMBA_LOADED_MIN) is not None
+
+
+def test_kernels_only_forces_the_kernels_and_restores_the_bound():
+    """What :func:`concomp.warmup` stages goes through the kernels, so that it compiles
+    what large inputs load later."""
+    with staging.kernels_only():
+        assert staging._kernels(1) is not None
+        out = np.zeros(3, np.int32), np.zeros(3, np.int32)
+        assert staging.stage_edges(np.array([2, 0, 1]), np.array([1, 1, 5]), *out) == (0, 5)
+    assert staging.PARALLEL_MIN == 1 << 19
+    assert staging._kernels(1) is None

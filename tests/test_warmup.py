@@ -12,9 +12,12 @@ from concomp.warmup import WARMUP_TARGETS
 
 
 def test_warmup_cpu_runs_every_target():
+    from concomp._shared import staging
+
     took = concomp.warmup(device="cpu")
     assert list(took) == [f"cpu:{t}" for t in WARMUP_TARGETS]
     assert all(t >= 0 for t in took.values())
+    assert staging.PARALLEL_MIN == 1 << 19  # staged through the kernels, then restored
 
 
 def test_warmup_auto_without_gpu_compiles_the_cpu_kernels(gpu_available):

@@ -20,8 +20,9 @@ passes over the ids), which is why NumPy stops at 2**19 ids and is not used from
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ __all__ = [
     "copy_parallel",
     "edge_id_range",
     "first_decrease",
+    "kernels_only",
     "stage_csr",
     "stage_csr_columns",
     "stage_edges",
@@ -63,6 +65,19 @@ def _kernels(size: int) -> Any:
     from . import staging_kernels
 
     return staging_kernels
+
+
+@contextlib.contextmanager
+def kernels_only() -> Iterator[None]:
+    """Within the block, every staging call runs the numba kernels, whatever its size:
+    :func:`concomp.warmup` stages small graphs, and must compile the kernels that later
+    large inputs load. Not thread-safe (it moves :data:`PARALLEL_MIN`)."""
+    global PARALLEL_MIN
+    saved, PARALLEL_MIN = PARALLEL_MIN, 0
+    try:
+        yield
+    finally:
+        PARALLEL_MIN = saved
 
 
 def _bounds(*arrays: np.ndarray) -> tuple[int, int]:
