@@ -83,8 +83,9 @@ def coo_to_csr(
         Number of rows and of columns.
     index_dtype : dtype, optional
         Type of ``indptr`` and ``indices``. By default SciPy's choice for a
-        ``coo_array``: int32 where the coordinates are int32 and ``max(m, n)`` fits,
-        else int64 (:func:`concomp._sparse.tocsr` passes a ``coo_matrix``'s).
+        ``coo_array``: int32 where ``max(m, n)`` fits and the coordinates are int32
+        (or there are none), else int64 (:func:`concomp._sparse.tocsr` passes a
+        ``coo_matrix``'s).
 
     Returns
     -------
@@ -106,8 +107,9 @@ def coo_to_csr(
     True
     """
     if index_dtype is None:
-        narrow = np.can_cast(row.dtype, np.int32) and np.can_cast(col.dtype, np.int32)
-        index_dtype = index_dtype_for(n, row.shape[0]) if narrow else np.dtype(np.int64)
+        m = row.shape[0]
+        narrow = m == 0 or (np.can_cast(row.dtype, np.int32) and np.can_cast(col.dtype, np.int32))
+        index_dtype = index_dtype_for(n, m) if narrow else np.dtype(np.int64)
     bits = _as_bits(data)
     if data is not None and bits is None:
         return None
@@ -117,7 +119,7 @@ def coo_to_csr(
     if found is None:
         return None
     indptr, indices, values, dups = found
-    out = None if data is None else values.view(data.dtype)
+    out = None if data is None or values is None else values.view(data.dtype)
     if dups == 0:
         return indptr, indices, out
     if out is not None and out.dtype.kind == "f":
