@@ -11,12 +11,20 @@ import pytest
 import scipy.sparse as sp
 
 import concomp
+import concomp._sparse
 from concomp import csgraph
 from concomp._shared.csr import coo_to_csr
 from concomp._sparse import csr_structure, tocsr
 
 given = pytest.importorskip("hypothesis").given
 st = pytest.importorskip("hypothesis.strategies")
+
+
+@pytest.fixture(autouse=True)
+def _convert_small_coo(monkeypatch):
+    """concomp converts COO of every size here (by default small ones go to SciPy)."""
+    monkeypatch.setattr(concomp._sparse, "MIN_ENTRIES", 1)
+
 
 DATA_DTYPES = [np.float64, np.float32, np.int8, np.int32, np.int64, np.uint8, np.uint64, np.bool_]
 COO_CLASSES = [sp.coo_array, sp.coo_matrix]
@@ -179,6 +187,14 @@ def test_what_coo_to_csr_declines():
     assert coo_to_csr(row, col, np.array([1, 2], dtype=">i4"), 2) is None  # byte order
     assert coo_to_csr(np.array([0, 2]), col, np.array([1, 2]), 2) is None  # id >= n
     assert coo_to_csr(np.array([0, -1]), col, np.array([1, 2]), 2) is None  # id < 0
+
+
+def test_small_coo_goes_to_scipy(monkeypatch):
+    calls = []
+    monkeypatch.setattr(concomp._sparse, "MIN_ENTRIES", 3)
+    monkeypatch.setattr("concomp._shared.csr.coo_to_csr", lambda *a: calls.append(a))
+    tocsr(sp.coo_array(([1, 2], ([0, 1], [1, 0])), shape=(2, 2)))
+    assert not calls
 
 
 def test_index_dtype_default_and_given():

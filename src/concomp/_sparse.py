@@ -17,15 +17,19 @@ from ._arrays import INT32_MAX
 
 __all__ = ["csr_structure", "tocsr"]
 
+#: COO matrices with fewer stored entries go to SciPy: its conversion is as fast on
+#: them, and a process's first call of concomp's kernels loads them from numba's cache.
+MIN_ENTRIES = 1 << 18
+
 
 def tocsr(A: Any, copy: bool = False) -> Any:
     """``A.tocsr(copy=copy)``: the same class, arrays, values and dtypes.
 
-    A square SciPy COO matrix or array is converted by
-    :func:`concomp._shared.csr.coo_to_csr` into new arrays (so ``copy`` holds);
-    anything else (other formats, CuPy matrices), a COO that declares itself
-    canonical, and a COO that function declines (floating-point values with
-    duplicate entries, among others) goes through ``A.tocsr``.
+    A square SciPy COO matrix or array of :data:`MIN_ENTRIES` entries or more is
+    converted by :func:`concomp._shared.csr.coo_to_csr` into new arrays (so ``copy``
+    holds); anything else (other formats, CuPy matrices, smaller COO), a COO that
+    declares itself canonical, and a COO that function declines (floating-point
+    values with duplicate entries, among others) goes through ``A.tocsr``.
 
     Examples
     --------
@@ -76,13 +80,15 @@ def csr_structure(A: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def _coo_to_convert(A: Any) -> bool:
     """Whether ``A`` is a SciPy COO that :func:`tocsr` converts itself: square, two
-    dimensional, not empty, and not declared canonical. SciPy trusts that flag (its
-    conversion is then a single counting pass, without sorting or summing), so it
-    converts such a matrix too: concomp's sort would differ where the flag is wrong."""
+    dimensional, of at least :data:`MIN_ENTRIES` entries, and not declared canonical.
+    SciPy trusts that flag (its conversion is then a single counting pass, without
+    sorting or summing), so it converts such a matrix too: concomp's sort would
+    differ where the flag is wrong."""
     if not type(A).__module__.startswith("scipy.sparse") or getattr(A, "format", None) != "coo":
         return False
     shape = A.shape
-    return len(shape) == 2 and shape[0] == shape[1] and A.nnz > 0 and not A.has_canonical_format
+    square = len(shape) == 2 and shape[0] == shape[1]
+    return square and A.nnz >= max(MIN_ENTRIES, 1) and not A.has_canonical_format
 
 
 def _scipy_index_dtype(A: Any) -> np.dtype:
