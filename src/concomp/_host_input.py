@@ -32,6 +32,7 @@ import numpy as np
 from ._arrays import index_dtype_for, is_cupy_array, is_torch_tensor
 from ._checks import _as_array, _torch_to_array, check_ids, check_indptr, check_weights
 from ._dispatch import resolve_device
+from ._sparse import tocsr
 from ._validate import HostEdges, _is_scipy_sparse, host_edges
 from .errors import InvalidGraphError
 from .graph import Graph
@@ -87,7 +88,7 @@ def host_route(
         tables, Parquet files) then take the general path, which reads it.
     """
     if edge_ids and _is_scipy_sparse(graph) and graph.format == "coo":
-        graph = graph.tocsr()
+        graph = tocsr(graph)
     edges = host_edges(graph, num_nodes, renumber) or host_chunks(graph, num_nodes, renumber)
     if edges is None or (reads_weights and edges.weight_column is not None):
         return None

@@ -26,6 +26,7 @@ from ._checks import (
     _torch_to_array,
 )
 from ._renumber import check_renumber, might_renumber, renumber_edges, renumber_string_columns
+from ._sparse import tocsr
 from .errors import InvalidGraphError
 from .graph import Graph
 
@@ -314,7 +315,7 @@ def _from_sparse(
             f"argument `graph`: adjacency matrix must be square, got shape "
             f"{shape}. Fix: pass an n x n matrix."
         )
-    A = A.tocsr()
+    A = tocsr(A)
     _check_matrix_dtype(A)
     w = (A.data if with_weights else None) if weights is None else weights
     if num_nodes is not None and num_nodes != shape[0]:

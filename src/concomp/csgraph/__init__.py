@@ -63,6 +63,7 @@ import numpy as np
 from .._arrays import get_xp, is_cupy_array, is_cupy_sparse, to_device, to_numpy
 from .._dispatch import HOST_STREAM_MIN_EDGES, driver, unsupported
 from .._host_input import route_edges
+from .._sparse import csr_structure, tocsr
 from .._validate import HostEdges
 from ..graph import Graph
 from ..options import DEFAULTS
@@ -162,8 +163,9 @@ def _sparse_structure(csgraph: Any) -> tuple[Any, Any, int]:
         raise ValueError("compressed-sparse graph must be 2-D")
     if csgraph.shape[0] != csgraph.shape[1]:
         raise ValueError("compressed-sparse graph must be shape (N, N)")
-    A = csgraph if csgraph.format in ("csr", "csc") else csgraph.tocsr()
-    return A.indptr, A.indices, A.shape[0]
+    if csgraph.format in ("csr", "csc"):
+        return csgraph.indptr, csgraph.indices, csgraph.shape[0]
+    return *csr_structure(csgraph), csgraph.shape[0]
 
 
 def _host_csr(csgraph: Any, directed: bool):
@@ -174,6 +176,8 @@ def _host_csr(csgraph: Any, directed: bool):
         from scipy.sparse.csgraph._validation import validate_graph
     except ImportError:  # a private SciPy module: keep working if it moves
         return _csr_like_scipy(csgraph, directed)
+    if _is_scipy_sparse(csgraph) and csgraph.format == "coo":
+        csgraph = tocsr(csgraph)  # the CSR SciPy would make of it, made faster
     return validate_graph(csgraph, directed, dense_output=False)
 
 
@@ -184,7 +188,7 @@ def _csr_like_scipy(csgraph: Any, directed: bool):
     if sp.issparse(csgraph):
         if not directed and csgraph.format == "csc":
             csgraph = csgraph.T
-        A = csgraph.tocsr().astype(np.float64, copy=False)
+        A = tocsr(csgraph).astype(np.float64, copy=False)
     elif np.ma.isMaskedArray(csgraph):
         A = _dense_to_csr(np.ma.getdata(csgraph), ~np.ma.getmaskarray(csgraph))
     else:

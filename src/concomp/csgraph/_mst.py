@@ -36,6 +36,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import csgraph_from_dense, csgraph_from_masked
 
 from .._dispatch import driver
+from .._sparse import tocsr
 
 __all__ = ["minimum_spanning_tree"]
 
@@ -117,7 +118,7 @@ def _to_csr(csgraph: Any):
             "csgraph.to_scipy_sparse()."
         )
     if sp.issparse(csgraph):
-        A = csgraph.tocsr(copy=True)
+        A = tocsr(csgraph, copy=True)
         if csgraph.format == "bsr" and _scipy_drops_bsr_zeros():
             A.eliminate_zeros()
         A = A.astype(np.float64, copy=False)
