@@ -339,3 +339,32 @@ def test_device_is_passed_through():
     assert cnx.number_connected_components(G, device="cpu") == 1
     with pytest.raises(Exception, match="device"):
         cnx.number_connected_components(G, device="tpu")
+
+
+def test_backend_info_loads_when_concomp_nx_is_imported_before_networkx():
+    """NetworkX calls the ``networkx.backend_info`` entry point while it is imported. With
+    ``concomp.nx`` imported first, its import of NetworkX asks for the backend's
+    information while ``concomp.nx`` is partly initialised: the entry point lives in a
+    module that needs nothing of NetworkX, so the information (and the backend's
+    configuration, ``nx.config.backends.concomp``) loads in that order too."""
+    import importlib.metadata
+    import subprocess
+    import sys
+
+    found = [e for e in importlib.metadata.entry_points(group="networkx.backend_info")]
+    ours = [e for e in found if e.name == "concomp"]
+    if not ours:
+        pytest.skip("concomp is not installed (no entry points): pip install -e .")
+    if ours[0].value != "concomp.nx._info:get_info":
+        pytest.skip(f"an older install's entry point ({ours[0].value}): pip install -e . again")
+    code = (
+        "import concomp.nx, networkx as nx; "
+        "print(nx.utils.backends.backend_info['concomp']['backend_name'], "
+        "nx.config.backends.concomp.device)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-c", code],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["concomp", "auto"], out.stderr

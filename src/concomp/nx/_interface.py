@@ -18,7 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _components, _mst
-from ._graph import BACKEND_NAME, ConcompGraph, convert_from_nx, convert_to_nx
+from ._graph import ConcompGraph, convert_from_nx, convert_to_nx
+from ._info import BACKEND_NAME, FUNCTION_DOCS, get_info
 
 __all__ = ["CALLS", "FUNCTIONS", "SMALL_GRAPH_NODES", "BackendInterface", "get_info"]
 
@@ -29,71 +30,28 @@ CALLS: Counter[str] = Counter()
 #: engine cost more than NetworkX's own loop over a few hundred nodes.
 SMALL_GRAPH_NODES = 200
 
-_DEVICE_DOC = (
-    '"auto" (default: ``nx.config.backends.concomp.device``), "cpu" or "gpu": the '
-    "concomp engine; auto takes the GPU for large graphs when one is usable (strong "
-    "components always run on the CPU)."
-)
-
+#: NetworkX function name -> concomp's implementation
+_IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {
+    "connected_components": _components.connected_components,
+    "number_connected_components": _components.number_connected_components,
+    "is_connected": _components.is_connected,
+    "node_connected_component": _components.node_connected_component,
+    "weakly_connected_components": _components.weakly_connected_components,
+    "number_weakly_connected_components": _components.number_weakly_connected_components,
+    "is_weakly_connected": _components.is_weakly_connected,
+    "strongly_connected_components": _components.strongly_connected_components,
+    "number_strongly_connected_components": _components.number_strongly_connected_components,
+    "is_strongly_connected": _components.is_strongly_connected,
+    "condensation": _components.condensation,
+    "minimum_spanning_edges": _mst.minimum_spanning_edges,
+    "maximum_spanning_edges": _mst.maximum_spanning_edges,
+    "minimum_spanning_tree": _mst.minimum_spanning_tree,
+    "maximum_spanning_tree": _mst.maximum_spanning_tree,
+}
 #: name -> (implementation, extra documentation for NetworkX's docstrings, takes device=)
 FUNCTIONS: dict[str, tuple[Callable[..., Any], str, bool]] = {
-    "connected_components": (_components.connected_components, "", True),
-    "number_connected_components": (_components.number_connected_components, "", True),
-    "is_connected": (_components.is_connected, "", True),
-    "node_connected_component": (
-        _components.node_connected_component,
-        "Labels the whole graph; with automatic dispatch it runs only on graphs "
-        "already converted (NetworkX searches just the one component).",
-        True,
-    ),
-    "weakly_connected_components": (_components.weakly_connected_components, "", True),
-    "number_weakly_connected_components": (
-        _components.number_weakly_connected_components,
-        "",
-        True,
-    ),
-    "is_weakly_connected": (_components.is_weakly_connected, "", True),
-    "strongly_connected_components": (
-        _components.strongly_connected_components,
-        "Runs on concomp's CPU engine (iterative Tarjan search), in NetworkX's order.",
-        True,
-    ),
-    "number_strongly_connected_components": (
-        _components.number_strongly_connected_components,
-        "Runs on concomp's CPU engine.",
-        True,
-    ),
-    "is_strongly_connected": (
-        _components.is_strongly_connected,
-        "Runs on concomp's CPU engine.",
-        True,
-    ),
-    "condensation": (
-        _components.condensation,
-        "Strong components on concomp's CPU engine; ``scc=`` given is left to NetworkX.",
-        True,
-    ),
-    "minimum_spanning_edges": (
-        _mst.minimum_spanning_edges,
-        "Returns NetworkX's Kruskal forest for every ``algorithm`` (the same forest "
-        "where weights are distinct; ties may differ from NetworkX's Prim/Borůvka).",
-        True,
-    ),
-    "maximum_spanning_edges": (
-        _mst.maximum_spanning_edges,
-        "As ``minimum_spanning_edges``.",
-        True,
-    ),
-    "minimum_spanning_tree": (
-        _mst.minimum_spanning_tree,
-        "As ``minimum_spanning_edges``.",
-        True,
-    ),
-    "maximum_spanning_tree": (
-        _mst.maximum_spanning_tree,
-        "As ``minimum_spanning_edges``.",
-        True,
-    ),
+    name: (impl, FUNCTION_DOCS[name][0], FUNCTION_DOCS[name][1])
+    for name, impl in _IMPLEMENTATIONS.items()
 }
 
 
@@ -157,26 +115,3 @@ class BackendInterface:
 
 for _name, (_func, _doc, _device) in FUNCTIONS.items():
     setattr(BackendInterface, _name, _counted(_name, _func))
-
-
-def get_info() -> dict[str, Any]:
-    """Backend metadata for NetworkX (``networkx.backend_info`` entry point)."""
-    from .. import __version__
-
-    functions: dict[str, dict[str, Any]] = {}
-    for name, (_, doc, takes_device) in FUNCTIONS.items():
-        entry: dict[str, Any] = {}
-        if doc:
-            entry["additional_docs"] = doc
-        if takes_device:
-            entry["additional_parameters"] = {"device : str, optional": _DEVICE_DOC}
-        functions[name] = entry
-    return {
-        "backend_name": BACKEND_NAME,
-        "project": "concomp",
-        "package": "concomp",
-        "short_summary": "GPU (CuPy) and numba CPU engines for graph connectivity.",
-        "version": __version__,
-        "default_config": {"device": "auto"},
-        "functions": functions,
-    }
