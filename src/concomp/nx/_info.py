@@ -39,13 +39,13 @@ FUNCTION_DOCS: dict[str, tuple[str, bool]] = {
     "number_weakly_connected_components": ("", True),
     "is_weakly_connected": ("", True),
     "strongly_connected_components": (
-        ("Runs on concomp's CPU engine (iterative Tarjan search), in NetworkX's order."),
+        "Runs on concomp's CPU engine (iterative Tarjan search), in NetworkX's order.",
         True,
     ),
     "number_strongly_connected_components": ("Runs on concomp's CPU engine.", True),
     "is_strongly_connected": ("Runs on concomp's CPU engine.", True),
     "condensation": (
-        ("Strong components on concomp's CPU engine; ``scc=`` given is left to NetworkX."),
+        "Strong components on concomp's CPU engine; ``scc=`` given is left to NetworkX.",
         True,
     ),
     "minimum_spanning_edges": (
