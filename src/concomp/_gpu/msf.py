@@ -26,6 +26,7 @@ from ._limits import msf_bytes
 from .kernels import BLOCK as _BLOCK
 from .kernels import grid_for as _grid
 from .msf_rank import msf_kernel, rank_edges, weight_keys
+from .rows import row_pointer
 
 __all__ = ["PrimLists", "minimum_spanning_forest_ids", "msf_edge_ids", "prim"]
 
@@ -91,9 +92,7 @@ def _packed_adjacency(eu: Any, ev: Any, n: int):
     pairs = cp.stack(
         [cp.concatenate([ev, eu])[order], cp.concatenate([ranks, ranks])[order]], axis=1
     )
-    indptr = cp.zeros(n + 1, dtype=dt)
-    cp.cumsum(cp.bincount(rows, minlength=n).astype(dt), out=indptr[1:])
-    return indptr, cp.ascontiguousarray(pairs).ravel()
+    return row_pointer(rows, n, dt), cp.ascontiguousarray(pairs).ravel()
 
 
 def _repeat(step, times: int, graph_steps: int) -> None:
