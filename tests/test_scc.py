@@ -7,6 +7,12 @@ GPU algorithms (marked ``gpu``) with the CPU Tarjan search.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import numba
 import numpy as np
 import pytest
@@ -19,12 +25,16 @@ from concomp._engine import SCC_ALGORITHMS
 from concomp.errors import InvalidGraphError, InvalidVariantError
 from concomp.options import DEFAULTS, Options
 from concomp.testing import graph_zoo, scipy_strong_roots
+from concomp.testing.adversarial import high_diameter_digraphs
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+SRC = str(Path(__file__).resolve().parents[1] / "src")
 ZOO = graph_zoo()
+#: The high-diameter shapes of the large-graph tests (the grid's side is not n's).
+HD = ("ring_ascending", "ring_descending", "lanes_descending")
 CPU = SCC_ALGORITHMS["cpu"]
 GPU = SCC_ALGORITHMS["gpu"]
 WIDE = Options(index_dtype="int64")
@@ -109,6 +119,7 @@ def _shapes(n: int, rng: np.random.Generator) -> dict[str, tuple]:
         "chain": (v[:-1], v[1:]),
         "chain_reversed": (v[1:], v[:-1]),
         "ring_shuffled": (perm, np.roll(perm, -1)),
+        **{name: (g.src, g.dst) for name, g in high_diameter_digraphs(n).items() if name in HD},
         "dag": (low[keep], high[keep]),
         "dense_cycles": (np.r_[v, v], np.r_[(v + 1) % n, (v + 3) % n]),
         "singletons_and_cycle": (np.r_[cyc, v], np.r_[np.roll(cyc, -1), v]),
@@ -125,10 +136,27 @@ LARGE = _shapes(100_000, np.random.default_rng(7))
 @pytest.mark.parametrize("algorithm", CPU)
 @pytest.mark.parametrize("shape", sorted(LARGE))
 def test_cpu_algorithms_on_large_shapes(shape, algorithm):
-    if algorithm == "propagation" and shape == "ring_shuffled":
-        pytest.skip("propagation needs one sweep per vertex on a shuffled ring (quadratic)")
     src, dst = LARGE[shape]
     _check(src, dst, 100_000, "cpu", algorithm)
+
+
+@pytest.mark.parametrize("algorithm", CPU)
+@pytest.mark.parametrize("shape", sorted(high_diameter_digraphs(64)))
+def test_cpu_algorithms_on_high_diameter_digraphs(shape, algorithm):
+    src, dst, n = high_diameter_digraphs(1 << 14)[shape]
+    _check(src, dst, n, "cpu", algorithm)
+
+
+def test_high_diameter_digraphs_have_their_components():
+    for name, (src, dst, n) in high_diameter_digraphs(256).items():
+        roots = scipy_strong_roots(src, dst, n)
+        largest = np.bincount(roots).max()
+        if name.startswith("path"):
+            assert largest == 1, name
+        else:  # the one-way grid leaves corners that only enter or only leave
+            assert largest >= n - 4, name
+    with pytest.raises(ValueError, match="`n`"):
+        high_diameter_digraphs(4)
 
 
 @pytest.mark.parametrize("algorithm", CPU)
@@ -290,6 +318,45 @@ def test_gpu_algorithms_on_large_graphs(shape, algorithm):
     want = _roots(src, dst, n, "cpu", "tarjan")
     got = _roots(src, dst, n, "gpu", algorithm)
     np.testing.assert_array_equal(got, want)
+
+
+#: Far above a run of a few hundred steps at 2^20 vertices, far below one step per
+#: vertex (a stall).
+HANG_GUARD_S = 120
+
+
+@pytest.mark.gpu
+def test_gpu_default_on_high_diameter_shapes_at_2_20_does_not_stall():
+    """The default call on paths, rings and lanes numbered along and against their arcs
+    and on a one-way grid, 2^20 vertices each, in a child process under a time limit
+    only a stall can reach (no speed is asserted), against the CPU's Tarjan search."""
+    code = textwrap.dedent("""
+        import json
+        import cupy as cp
+        import concomp
+        from concomp.testing.adversarial import high_diameter_digraphs
+        out = {}
+        for name, (src, dst, n) in high_diameter_digraphs(1 << 20).items():
+            g = concomp.Graph.from_edges(cp.asarray(src), cp.asarray(dst), num_nodes=n,
+                                         directed=True)
+            count, labels = concomp.strongly_connected_components(g)
+            want = concomp.strongly_connected_components(
+                (src, dst), num_nodes=n, device="cpu", algorithm="tarjan")
+            out[name] = [int(count) == int(want[0]), bool((cp.asnumpy(labels) == want[1]).all())]
+        print(json.dumps(out))
+    """)
+    res = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    assert set(got) == set(high_diameter_digraphs(64))
+    assert all(v == [True, True] for v in got.values()), got
 
 
 @pytest.mark.gpu

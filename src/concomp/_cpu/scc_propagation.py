@@ -18,10 +18,13 @@ place of maxima, so that a component's label is its smallest vertex:
    colours are dropped and each colour is solved on its own in the next round.
 
 Each round settles at least the component of the smallest vertex of every
-colour, so the rounds end. The sweeps of a round grow with the diameter of what
-is left (a path numbered against the sweep order needs one sweep per vertex);
-sweeps alternate between ascending and descending vertex order, which makes a
-path numbered either way take one sweep. Writes are race-free (a sweep writes
+colour, so the rounds end. Each sweep also reads the values of the vertices
+named by ``fw[v]`` and by a jump pointer per direction that doubles every sweep,
+so that the minima travel a path or a cycle numbered in any order in O(log n)
+sweeps; where the minimum spreads over a wide front against the numbering (a
+two-dimensional torus whose arcs point to smaller ids) the sweeps still grow
+with the diameter. Sweeps alternate between ascending and descending vertex
+order. Writes are race-free (a sweep writes
 ``fw[v]``, ``bw[v]`` of its own ``v`` only); reads of a neighbour's value may see
 it before or after that neighbour's update in the same sweep, which only speeds
 up the descent, and a sweep that changes nothing read only final values.
@@ -99,8 +102,37 @@ def _trim_queue(indptr, indices, tptr, tind, lab, cf, cb, indeg, outdeg, queue):
 
 @serialized
 @nb.njit(cache=True, parallel=True)
-def _sweep(indptr, indices, tptr, tind, lab, cf, cb, fw, bw, descending):
-    """One propagation sweep; returns how many vertices lowered a value."""
+def _jump_init(indptr, indices, tptr, tind, lab, cf, cb, jf, jb):
+    """Jump pointers of a round: ``jf[v]`` a live in-neighbour of ``v``, ``jb[v]`` a live
+    out-neighbour (``v`` itself where there is none)."""
+    for i in nb.prange(lab.shape[0]):
+        v = np.int64(i)
+        if lab[v] >= 0:
+            continue
+        f = v
+        for j in range(tptr[v], tptr[v + 1]):
+            if _live_arc(v, tind[j], lab, cf, cb):
+                f = tind[j]
+                break
+        b = v
+        for j in range(indptr[v], indptr[v + 1]):
+            if _live_arc(v, indices[j], lab, cf, cb):
+                b = indices[j]
+                break
+        jf[v] = f
+        jb[v] = b
+
+
+@serialized
+@nb.njit(cache=True, parallel=True)
+def _sweep(indptr, indices, tptr, tind, lab, cf, cb, fw, bw, jf, jb, descending):
+    """One propagation sweep; returns how many vertices lowered a value.
+
+    Besides the neighbours, ``v`` reads the values of the vertices named by ``fw[v]``
+    and ``jf[v]`` (``bw[v]``, ``jb[v]``): each reaches ``v`` (is reached from ``v``)
+    inside its colour, so its value is a valid one for ``v``. The jump pointers double
+    (``jf[v]`` takes ``jf[jf[v]]``), which brings the minimum along a path or cycle
+    numbered in any order in O(log n) sweeps."""
     n = lab.shape[0]
     changed = 0
     for i in nb.prange(n):
@@ -118,6 +150,14 @@ def _sweep(indptr, indices, tptr, tind, lab, cf, cb, fw, bw, descending):
             w = indices[j]
             if bw[w] < b and _live_arc(v, w, lab, cf, cb):
                 b = bw[w]
+        pf = jf[v]
+        pb = jb[v]
+        f = min(f, fw[pf])
+        f = min(f, fw[f])
+        b = min(b, bw[pb])
+        b = min(b, bw[b])
+        jf[v] = jf[pf]
+        jb[v] = jb[pb]
         if f < fw[v] or b < bw[v]:
             fw[v] = f
             bw[v] = b
@@ -169,11 +209,14 @@ def propagation_roots(indptr: np.ndarray, indices: np.ndarray, n: int) -> np.nda
     indeg = np.empty(n, dtype=dt)
     outdeg = np.empty(n, dtype=dt)
     queue = np.empty(n, dtype=dt)
+    jf = np.empty(n, dtype=dt)
+    jb = np.empty(n, dtype=dt)
     while True:
         _degrees(indptr, indices, tptr, tind, lab, cf, cb, indeg, outdeg)
         _trim_queue(indptr, indices, tptr, tind, lab, cf, cb, indeg, outdeg, queue)
+        _jump_init(indptr, indices, tptr, tind, lab, cf, cb, jf, jb)
         descending = False
-        while _sweep(indptr, indices, tptr, tind, lab, cf, cb, fw, bw, descending):
+        while _sweep(indptr, indices, tptr, tind, lab, cf, cb, fw, bw, jf, jb, descending):
             descending = not descending
         if _settle(lab, cf, cb, fw, bw) == 0:
             return lab

@@ -7,12 +7,18 @@ and the two propagated values.
 
 ``"propagation"`` (ECL-SCC's scheme with minima, Alabandi et al., SC'23):
 rounds of trimming (vertices without a live in- or out-arc are components of
-their own), then propagation steps until the device flag stays clear (``fw[v]``:
+their own), then propagation steps until a step lowers no value (``fw[v]``:
 the smallest vertex reaching ``v``; ``bw[v]``: the smallest vertex ``v``
 reaches), then settling (``fw[v] == bw[v]`` names ``v``'s component; the others
 are recoloured by ``(fw[v], bw[v])`` and solved per colour in the next round).
-Each step reads the flag once; the steps of a round grow with the diameter of
-what is left.
+Each step also reads the values of the vertices named by ``fw[v]`` and by a
+jump pointer per direction that doubles every step, so that along a path or a
+cycle, numbered in either direction, the minima arrive in O(log n) steps instead
+of one step per vertex (``cuda/scc.cu`` says why this is sound). The bound is
+not general: where the minimum spreads over a wide front against the numbering
+(a two-dimensional torus whose arcs point to smaller ids) the steps still grow
+with the diameter. The flags are read once per step, or once per four steps on
+graphs of fewer than 2**22 arcs.
 
 ``"fwbw"`` (Fleischer, Hendrickson, Pinar; McLendon et al.'s trimming): after
 one trimming, a breadth-first search forward and one backward from the pivot of
@@ -37,15 +43,22 @@ from ..options import Options
 from ._compat import cupy_or_raise
 from ._compile import get_kernel
 from .kernels import BLOCK, grid_for
+from .rows import row_pointer
 
 __all__ = ["INSTANTIATIONS", "scc_algorithm", "scc_labels"]
 
 log = logging.getLogger("concomp")
 
+#: Steps launched between reads of the flags on graphs of fewer arcs than
+#: ``_BATCH_BELOW_ARCS`` (one read per step above).
+_BATCH = 4
+_BATCH_BELOW_ARCS = 1 << 22
+
 _CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _KERNELS = (
     "scc_init",
     "scc_trim",
+    "scc_jump_init",
     "scc_propagate",
     "scc_settle",
     "scc_bfs_level",
@@ -76,7 +89,13 @@ class _Run:
         self.cb = cp.empty(n, dtype=dt)
         self.fw = cp.empty(n, dtype=dt)
         self.bw = cp.empty(n, dtype=dt)
-        self.flag = cp.zeros(1, dtype=np.int32)
+        self.jf = cp.empty(n, dtype=dt)
+        self.jb = cp.empty(n, dtype=dt)
+        self.flags = cp.zeros(_BATCH, dtype=np.int32)
+        self.flag_views = [self.flags[i : i + 1] for i in range(_BATCH)]
+        # Small graphs: a step costs less than reading the flag, so a few steps go
+        # between reads (a converged step changes nothing, so extra steps are harmless).
+        self.batch = _BATCH if int(self.oind.size) < _BATCH_BELOW_ARCS else 1
         self.count = cp.zeros(1, dtype=np.uint64)
         self.grid = grid_for(n)
         self.launch("scc_init", self.lab, self.cf, self.cb, self.fw, self.bw)
@@ -90,14 +109,19 @@ class _Run:
             kernel(grid_for(work), (BLOCK,), args)
 
     def repeat(self, name: str, *args: Any, limit: int | None = None) -> int:
-        """Launch ``name`` (its last argument the flag) until a launch leaves the flag
-        clear, at most ``limit`` times; return the number of launches."""
+        """Launch ``name`` (its last argument a flag) until a launch leaves its flag
+        clear, at most ``limit`` times; return the number of launches. Up to
+        ``self.batch`` launches go between reads of the flags, each with a flag of
+        its own: a launch that changes nothing means every later one changes nothing."""
         done = 0
         while limit is None or done < limit:
-            self.flag.fill(0)
-            self.launch(name, *args, self.flag)
-            done += 1
-            if not int(self.flag.get()[0]):
+            k = self.batch if limit is None else min(self.batch, limit - done)
+            flags = self.flags[:k]
+            flags.fill(0)
+            for i in range(k):
+                self.launch(name, *args, self.flag_views[i])
+            done += k
+            if not int(flags[k - 1].get()):
                 break
         return done
 
@@ -107,11 +131,13 @@ class _Run:
 
     def propagate_rounds(self, options: Options) -> None:
         arcs = (self.optr, self.oind, self.iptr, self.iind)
+        state = (self.lab, self.cf, self.cb)
         while True:
             self.trim(options)
-            self.repeat("scc_propagate", *arcs, self.lab, self.cf, self.cb, self.fw, self.bw)
+            self.launch("scc_jump_init", *arcs, *state, self.jf, self.jb)
+            self.repeat("scc_propagate", *arcs, *state, self.fw, self.bw, self.jf, self.jb)
             self.count.fill(0)
-            self.launch("scc_settle", self.lab, self.cf, self.cb, self.fw, self.bw, self.count)
+            self.launch("scc_settle", *state, self.fw, self.bw, self.count)
             if not int(self.count.get()[0]):
                 return
 
@@ -167,9 +193,7 @@ def _csr_pair(cp: Any, graph: Graph, dt: np.dtype) -> tuple[Any, Any, Any, Any]:
     order = cp.argsort(dst)
     iind = src[order].astype(dt, copy=False)
     del order
-    iptr = cp.zeros(n + 1, dtype=dt)
-    if dst.size:
-        cp.cumsum(cp.bincount(dst, minlength=n), out=iptr[1:])
+    iptr = row_pointer(dst, n, dt)
     return indptr.astype(dt, copy=False), indices.astype(dt, copy=False), iptr, iind
 
 

@@ -15,6 +15,13 @@ Examples
 >>> src, dst, n = g["path_natural"]
 >>> n, src[:3].tolist(), dst[:3].tolist()
 (64, [0, 1, 2], [1, 2, 3])
+
+Their directed counterparts, for strongly connected components:
+
+>>> from concomp.testing.adversarial import high_diameter_digraphs
+>>> src, dst, n = high_diameter_digraphs(8)["ring_descending"]
+>>> sorted(zip(src.tolist(), dst.tolist()))[:3]
+[(0, 7), (1, 0), (2, 1)]
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import numpy as np
 
 from ._base import ZooGraph
 
-__all__ = ["high_diameter_graphs"]
+__all__ = ["high_diameter_digraphs", "high_diameter_graphs"]
 
 
 def _g(src: np.ndarray, dst: np.ndarray, n: int) -> ZooGraph:
@@ -137,4 +144,56 @@ def high_diameter_graphs(n: int, seed: int = 0) -> dict[str, ZooGraph]:
     snake[1::2] = snake[1::2, ::-1]
     out["grid_snake"] = _grid(snake)
     out["grid_zorder"] = _grid(_morton(side, side))
+    return dict(sorted(out.items()))
+
+
+def _lanes(n: int) -> ZooGraph:
+    """Four rings of ``n // 4`` vertices whose arcs point to the next smaller id, each
+    vertex also joined both ways to its twin on the next ring."""
+    k = n // 4
+    r = np.arange(k)
+    src, dst = [], []
+    for lane in range(4):
+        nxt = (lane + 1) % 4
+        src += [lane * k + r, lane * k + r, nxt * k + r]
+        dst += [lane * k + (r - 1) % k, nxt * k + r, lane * k + r]
+    return _g(np.concatenate(src), np.concatenate(dst), 4 * k)
+
+
+def high_diameter_digraphs(n: int, seed: int = 0) -> dict[str, ZooGraph]:
+    """About ``n`` vertices of each high-diameter directed shape (arcs ``src -> dst``).
+
+    ``path_ascending`` (``0 -> 1 -> ...``: every vertex its own component),
+    ``path_descending``, rings (one component) numbered along their arcs
+    (``ring_ascending``), against them (``ring_descending``) and at random
+    (``ring_shuffled``), ``lanes_descending`` (four descending rings joined rung by
+    rung both ways: a front four vertices wide travelling against the numbering), and
+    ``grid_oneway`` (a square grid of one-way streets alternating in direction, as the
+    benchmark corpus's ``grid-oneway``: one component and up to four corners that
+    only enter or only leave).
+    """
+    if n < 8:
+        raise ValueError(f"argument `n`: {n} is too small; pass n >= 8.")
+    rng = np.random.default_rng(seed)
+    v = np.arange(n)
+    perm = rng.permutation(n)
+    out = {
+        "path_ascending": _g(v[:-1], v[1:], n),
+        "path_descending": _g(v[1:], v[:-1], n),
+        "ring_ascending": _g(v, np.roll(v, -1), n),
+        "ring_descending": _g(v, np.roll(v, 1), n),
+        "ring_shuffled": _g(perm, np.roll(perm, -1), n),
+        "lanes_descending": _lanes(n),
+    }
+    side = max(int(np.sqrt(n)), 2)
+    ids = np.arange(side * side).reshape(side, side)
+    east = (np.arange(side) % 2 == 0)[:, None]
+    south = np.arange(side) % 2 == 0
+    h_src, h_dst = ids[:, :-1], ids[:, 1:]
+    v_src, v_dst = ids[:-1, :], ids[1:, :]
+    out["grid_oneway"] = _g(
+        np.r_[np.where(east, h_src, h_dst).ravel(), np.where(south, v_src, v_dst).ravel()],
+        np.r_[np.where(east, h_dst, h_src).ravel(), np.where(south, v_dst, v_src).ravel()],
+        side * side,
+    )
     return dict(sorted(out.items()))

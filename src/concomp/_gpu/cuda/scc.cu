@@ -51,14 +51,53 @@ __global__ void scc_trim(long long n, const T* __restrict__ optr, const T* __res
     }
 }
 
+// Jump pointers of a round: jf[v] is a live in-neighbour of v and jb[v] a live
+// out-neighbour (v itself where there is none). Written after the round's trimming,
+// so that each names a vertex of v's colour that reaches v (jf) or that v reaches (jb).
+template <typename T>
+__global__ void scc_jump_init(long long n, const T* __restrict__ optr,
+                              const T* __restrict__ oind, const T* __restrict__ iptr,
+                              const T* __restrict__ iind, const T* __restrict__ lab,
+                              const T* __restrict__ cf, const T* __restrict__ cb, T* jf, T* jb) {
+    GRID_STRIDE(i, n) {
+        T v = (T)i;
+        if (lab[v] >= 0) continue;
+        T f = v, b = v;
+        for (T j = iptr[v]; j < iptr[v + 1]; ++j) {
+            if (live(v, iind[j], lab, cf, cb)) {
+                f = iind[j];
+                break;
+            }
+        }
+        for (T j = optr[v]; j < optr[v + 1]; ++j) {
+            if (live(v, oind[j], lab, cf, cb)) {
+                b = oind[j];
+                break;
+            }
+        }
+        jf[v] = f;
+        jb[v] = b;
+    }
+}
+
 // One propagation step: fw[v] falls to the smallest fw of its live in-neighbours, bw[v]
 // to the smallest bw of its live out-neighbours. *flag is set when a value falls.
+//
+// Two shortcuts keep the steps of a round from growing with the length of the paths
+// the minima travel. Every vertex named by fw[v], jf[v] (or bw[v], jb[v]) reaches v (is
+// reached from v) inside v's colour, so its own fw (bw) is a valid value for v: reading
+// fw[fw[v]] jumps along the chain of minima, and the jump pointers double (jf[v] takes
+// jf[jf[v]]) so that jf[v] walks up one in-path 2^k arcs after k steps. Along a path
+// or a cycle numbered in either direction the minimum then arrives in O(log n) steps;
+// without them a path numbered against the direction the minimum travels needs one
+// step per vertex. A step that lowers no value read only final values, so the flag
+// still means what it did.
 template <typename T>
 __global__ void scc_propagate(long long n, const T* __restrict__ optr,
                               const T* __restrict__ oind, const T* __restrict__ iptr,
                               const T* __restrict__ iind, const T* __restrict__ lab,
                               const T* __restrict__ cf, const T* __restrict__ cb, T* fw, T* bw,
-                              int* flag) {
+                              T* jf, T* jb, int* flag) {
     GRID_STRIDE(i, n) {
         T v = (T)i;
         if (lab[v] >= 0) continue;
@@ -73,6 +112,17 @@ __global__ void scc_propagate(long long n, const T* __restrict__ optr,
             T x = bw[w];
             if (x < b && live(v, w, lab, cf, cb)) b = x;
         }
+        T pf = jf[v], pb = jb[v];
+        T x = fw[pf];
+        if (x < f) f = x;
+        x = fw[f];
+        if (x < f) f = x;
+        x = bw[pb];
+        if (x < b) b = x;
+        x = bw[b];
+        if (x < b) b = x;
+        jf[v] = jf[pf];
+        jb[v] = jb[pb];
         if (f < fw[v] || b < bw[v]) {
             fw[v] = f;
             bw[v] = b;
