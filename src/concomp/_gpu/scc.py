@@ -34,6 +34,7 @@ its reference in the tests.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,8 @@ log = logging.getLogger("concomp")
 #: ``_BATCH_BELOW_ARCS`` (one read per step above).
 _BATCH = 4
 _BATCH_BELOW_ARCS = 1 << 22
+#: Vertices with more arcs than this (in and out together) propagate one warp each.
+_HEAVY_ARCS = 64
 
 _CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _KERNELS = (
@@ -60,6 +63,7 @@ _KERNELS = (
     "scc_trim",
     "scc_jump_init",
     "scc_propagate",
+    "scc_propagate_heavy",
     "scc_settle",
     "scc_bfs_level",
     "scc_split",
@@ -84,6 +88,7 @@ class _Run:
         self.n = n = graph.num_nodes
         dt = self.dt = _index_dtype(graph, options)
         self.optr, self.oind, self.iptr, self.iind = _csr_pair(cp, graph, dt)
+        self.arcs = (self.optr, self.oind, self.iptr, self.iind)
         self.lab = cp.empty(n, dtype=dt)
         self.cf = cp.empty(n, dtype=dt)
         self.cb = cp.empty(n, dtype=dt)
@@ -98,6 +103,10 @@ class _Run:
         self.batch = _BATCH if int(self.oind.size) < _BATCH_BELOW_ARCS else 1
         self.count = cp.zeros(1, dtype=np.uint64)
         self.grid = grid_for(n)
+        degree = cp.diff(self.optr) + cp.diff(self.iptr)
+        self.heavy = cp.flatnonzero(degree > _HEAVY_ARCS).astype(dt)
+        self.n_heavy = int(self.heavy.size)
+        del degree
         self.launch("scc_init", self.lab, self.cf, self.cb, self.fw, self.bw)
 
     def launch(self, name: str, *args: Any, work: int | None = None) -> None:
@@ -108,34 +117,40 @@ class _Run:
         elif work:
             kernel(grid_for(work), (BLOCK,), args)
 
-    def repeat(self, name: str, *args: Any, limit: int | None = None) -> int:
-        """Launch ``name`` (its last argument a flag) until a launch leaves its flag
-        clear, at most ``limit`` times; return the number of launches. Up to
-        ``self.batch`` launches go between reads of the flags, each with a flag of
-        its own: a launch that changes nothing means every later one changes nothing."""
+    def repeat(self, step: Callable[[Any], None], limit: int | None = None) -> int:
+        """Run ``step(flag)`` until a step leaves its flag clear, at most ``limit``
+        times; return the number of steps. Up to ``self.batch`` steps go between reads
+        of the flags, each with a flag of its own: a step that changes nothing means
+        every later one changes nothing."""
         done = 0
         while limit is None or done < limit:
             k = self.batch if limit is None else min(self.batch, limit - done)
-            flags = self.flags[:k]
-            flags.fill(0)
+            self.flags[:k].fill(0)
             for i in range(k):
-                self.launch(name, *args, self.flag_views[i])
+                step(self.flag_views[i])
             done += k
-            if not int(flags[k - 1].get()):
+            if not int(self.flags[k - 1].get()):
                 break
         return done
 
     def trim(self, options: Options) -> None:
-        arcs = (self.optr, self.oind, self.iptr, self.iind)
-        self.repeat("scc_trim", *arcs, self.lab, self.cf, self.cb, limit=options.scc_trim_passes)
+        args = (*self.arcs, self.lab, self.cf, self.cb)
+        self.repeat(lambda flag: self.launch("scc_trim", *args, flag), options.scc_trim_passes)
+
+    def propagate_step(self, flag: Any) -> None:
+        """One propagation step: light vertices a thread each, heavy ones a warp each."""
+        state = (*self.arcs, self.lab, self.cf, self.cb, self.fw, self.bw, self.jf, self.jb)
+        self.launch("scc_propagate", *state, np.int64(_HEAVY_ARCS), flag)
+        if self.n_heavy:
+            heavy = (self.heavy, np.int64(self.n_heavy))
+            self.launch("scc_propagate_heavy", *heavy, *state, flag, work=32 * self.n_heavy)
 
     def propagate_rounds(self, options: Options) -> None:
-        arcs = (self.optr, self.oind, self.iptr, self.iind)
         state = (self.lab, self.cf, self.cb)
         while True:
             self.trim(options)
-            self.launch("scc_jump_init", *arcs, *state, self.jf, self.jb)
-            self.repeat("scc_propagate", *arcs, *state, self.fw, self.bw, self.jf, self.jb)
+            self.launch("scc_jump_init", *self.arcs, *state, self.jf, self.jb)
+            self.repeat(self.propagate_step)
             self.count.fill(0)
             self.launch("scc_settle", *state, self.fw, self.bw, self.count)
             if not int(self.count.get()[0]):

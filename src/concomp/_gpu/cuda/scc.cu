@@ -93,41 +93,94 @@ __global__ void scc_jump_init(long long n, const T* __restrict__ optr,
 // step per vertex. A step that lowers no value read only final values, so the flag
 // still means what it did.
 template <typename T>
+__device__ __forceinline__ void scc_jump_and_store(T v, T f, T b, T* fw, T* bw, T* jf, T* jb,
+                                                   int* flag) {
+    T pf = jf[v], pb = jb[v];
+    T x = fw[pf];
+    if (x < f) f = x;
+    x = fw[f];
+    if (x < f) f = x;
+    x = bw[pb];
+    if (x < b) b = x;
+    x = bw[b];
+    if (x < b) b = x;
+    jf[v] = jf[pf];
+    jb[v] = jb[pb];
+    if (f < fw[v] || b < bw[v]) {
+        fw[v] = f;
+        bw[v] = b;
+        *flag = 1;
+    }
+}
+
+// One thread per vertex of at most `heavy` arcs in and out together; the heavier
+// vertices are left to scc_propagate_heavy in the same step (a thread walking
+// thousands of arcs would hold up the whole launch).
+template <typename T>
 __global__ void scc_propagate(long long n, const T* __restrict__ optr,
                               const T* __restrict__ oind, const T* __restrict__ iptr,
                               const T* __restrict__ iind, const T* __restrict__ lab,
                               const T* __restrict__ cf, const T* __restrict__ cb, T* fw, T* bw,
-                              T* jf, T* jb, int* flag) {
+                              T* jf, T* jb, long long heavy, int* flag) {
     GRID_STRIDE(i, n) {
         T v = (T)i;
         if (lab[v] >= 0) continue;
+        T ib = iptr[v], ie = iptr[v + 1], ob = optr[v], oe = optr[v + 1];
+        if ((long long)(ie - ib) + (long long)(oe - ob) > heavy) continue;
         T f = fw[v], b = bw[v];
-        for (T j = iptr[v]; j < iptr[v + 1]; ++j) {
+        for (T j = ib; j < ie; ++j) {
             T u = iind[j];
             T x = fw[u];
             if (x < f && live(v, u, lab, cf, cb)) f = x;
         }
-        for (T j = optr[v]; j < optr[v + 1]; ++j) {
+        for (T j = ob; j < oe; ++j) {
             T w = oind[j];
             T x = bw[w];
             if (x < b && live(v, w, lab, cf, cb)) b = x;
         }
-        T pf = jf[v], pb = jb[v];
-        T x = fw[pf];
-        if (x < f) f = x;
-        x = fw[f];
-        if (x < f) f = x;
-        x = bw[pb];
-        if (x < b) b = x;
-        x = bw[b];
-        if (x < b) b = x;
-        jf[v] = jf[pf];
-        jb[v] = jb[pb];
-        if (f < fw[v] || b < bw[v]) {
-            fw[v] = f;
-            bw[v] = b;
-            *flag = 1;
+        scc_jump_and_store(v, f, b, fw, bw, jf, jb, flag);
+    }
+}
+
+template <typename T>
+__device__ __forceinline__ T warp_min(T x) {
+    for (int d = 16; d > 0; d >>= 1) {
+        T y = __shfl_xor_sync(0xffffffffu, x, d);
+        if (y < x) x = y;
+    }
+    return x;
+}
+
+// The same step for the listed heavy vertices, one warp each: the lanes share the arcs
+// and reduce their minima by shuffles; lane 0 jumps and stores.
+template <typename T>
+__global__ void scc_propagate_heavy(const T* __restrict__ list, long long count,
+                                    const T* __restrict__ optr, const T* __restrict__ oind,
+                                    const T* __restrict__ iptr, const T* __restrict__ iind,
+                                    const T* __restrict__ lab, const T* __restrict__ cf,
+                                    const T* __restrict__ cb, T* fw, T* bw, T* jf, T* jb,
+                                    int* flag) {
+    const int lane = threadIdx.x & 31;
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long k = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; k < count;
+         k += warps) {
+        T v = list[k];
+        if (lab[v] >= 0) continue;  // the same for every lane of the warp
+        T f = fw[v], b = bw[v];
+        for (T j = iptr[v] + lane; j < iptr[v + 1]; j += 32) {
+            T u = iind[j];
+            T x = fw[u];
+            if (x < f && live(v, u, lab, cf, cb)) f = x;
         }
+        for (T j = optr[v] + lane; j < optr[v + 1]; j += 32) {
+            T w = oind[j];
+            T x = bw[w];
+            if (x < b && live(v, w, lab, cf, cb)) b = x;
+        }
+        f = warp_min(f);
+        b = warp_min(b);
+        if (lane == 0) scc_jump_and_store(v, f, b, fw, bw, jf, jb, flag);
+        __syncwarp();
     }
 }
 
