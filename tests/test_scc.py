@@ -303,6 +303,8 @@ def _rmat_directed(scale: int) -> tuple:
 @pytest.mark.parametrize("algorithm", GPU)
 @pytest.mark.parametrize("shape", [*sorted(LARGE), "rmat18", "dag_1e6", "giant_1e6"])
 def test_gpu_algorithms_on_large_graphs(shape, algorithm):
+    if algorithm == "fwbw" and shape in HD:
+        pytest.skip("fwbw's searches read the device once per level: 10^5 levels here")
     rng = np.random.default_rng(11)
     if shape == "rmat18":
         src, dst, n = _rmat_directed(18)
