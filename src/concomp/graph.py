@@ -327,11 +327,12 @@ def _counting_sort(keys: Any, n: int) -> tuple[Any, Any]:
     """Stable order of ``keys`` (values in [0, n)) and the CSR row pointer."""
     if is_cupy_array(keys):
         from ._gpu._compat import cupy_module
-        from ._gpu.rows import row_pointer
 
         cp = cupy_module()
         order = cp.argsort(keys, kind="stable") if keys.size else cp.zeros(0, keys.dtype)
-        indptr = row_pointer(keys, n, index_dtype_for(n, keys.size))
+        counts = cp.bincount(keys, minlength=n) if keys.size else cp.zeros(n, keys.dtype)
+        indptr = cp.zeros(n + 1, dtype=index_dtype_for(n, keys.size))
+        cp.cumsum(counts, out=indptr[1:])
         return indptr, order.astype(keys.dtype, copy=False)
     from ._shared.csr import counting_sort
 

@@ -1,9 +1,9 @@
 """CSR row pointers from unsorted row keys on the device, without ``cupy.bincount``.
 
 ``cupy.bincount`` checks the keys' sign and finds their maximum on the host (two
-synchronisations) and compiles a kernel of its own on first use; the callers here
-already know the keys lie in ``[0, n)`` (validated graphs), so one launch of
-``cuda/rows.cu`` and a prefix sum give the row pointer.
+synchronisations) and compiles a kernel of its own on first use; the engine's callers
+(Prim's lists, the SCC transpose) already know the keys lie in ``[0, n)``, so one
+launch of ``cuda/rows.cu`` and a prefix sum give the row pointer.
 """
 
 from __future__ import annotations
