@@ -8,19 +8,15 @@ asserted), and checks the result against the CPU engine.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from concomp.testing import reference_components
 from concomp.testing.adversarial import high_diameter_graphs
+from hang_guard import run_json_child
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
 #: Far above a linear run of any shape at 2^20 vertices, far below a quadratic one at
 #: the sizes users bring.
 HANG_GUARD_S = 120
@@ -50,15 +46,6 @@ def test_gpu_public_call_on_every_shape_at_2_20_does_not_stall():
             out[name] = [int(count), bool((cp.asnumpy(labels) == ref).all())]
         print(json.dumps(out))
     """)
-    res = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=HANG_GUARD_S,
-        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"},
-        check=False,
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
-    got = json.loads(res.stdout.strip().splitlines()[-1])
+    got = run_json_child(code, HANG_GUARD_S)
     assert set(got) == set(high_diameter_graphs(64))
     assert all(v == [1, True] for v in got.values()), got

@@ -7,11 +7,7 @@ GPU algorithms (marked ``gpu``) with the CPU Tarjan search.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -26,12 +22,12 @@ from concomp.errors import InvalidGraphError, InvalidVariantError
 from concomp.options import DEFAULTS, Options
 from concomp.testing import graph_zoo, scipy_strong_roots
 from concomp.testing.adversarial import high_diameter_digraphs
+from hang_guard import run_json_child
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
 ZOO = graph_zoo()
 #: The high-diameter shapes of the large-graph tests (the grid's side is not n's).
 HD = ("ring_ascending", "ring_descending", "lanes_descending")
@@ -347,16 +343,7 @@ def test_gpu_default_on_high_diameter_shapes_at_2_20_does_not_stall():
             out[name] = [int(count) == int(want[0]), bool((cp.asnumpy(labels) == want[1]).all())]
         print(json.dumps(out))
     """)
-    res = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=HANG_GUARD_S,
-        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"},
-        check=False,
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
-    got = json.loads(res.stdout.strip().splitlines()[-1])
+    got = run_json_child(code, HANG_GUARD_S)
     assert set(got) == set(high_diameter_digraphs(64))
     assert all(v == [True, True] for v in got.values()), got
 
