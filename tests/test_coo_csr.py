@@ -231,23 +231,19 @@ def _weighted_coo(cls, seed: int, n: int = 300, m: int = 1500):
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 @pytest.mark.parametrize("cls", COO_CLASSES)
-def test_spanning_forest_same_as_on_csr(cls, seed):
+@pytest.mark.parametrize(
+    ("entry", "fields"),
+    [
+        ("spanning_forest", ("edge_ids", "src", "dst")),
+        ("minimum_spanning_forest", ("edge_ids", "src", "dst", "weights", "total_weight")),
+    ],
+)
+def test_forests_same_as_on_csr(entry, fields, cls, seed):
     A = _weighted_coo(cls, seed)
-    got = concomp.spanning_forest(A, device="cpu")
-    want = concomp.spanning_forest(A.tocsr(), device="cpu")
-    for name in ("edge_ids", "src", "dst"):
+    call = getattr(concomp, entry)
+    got, want = call(A, device="cpu"), call(A.tocsr(), device="cpu")
+    for name in fields:
         np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
-
-
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
-@pytest.mark.parametrize("cls", COO_CLASSES)
-def test_minimum_spanning_forest_same_as_on_csr(cls, seed):
-    A = _weighted_coo(cls, seed)
-    got = concomp.minimum_spanning_forest(A, device="cpu")
-    want = concomp.minimum_spanning_forest(A.tocsr(), device="cpu")
-    for name in ("edge_ids", "src", "dst", "weights"):
-        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
-    assert got.total_weight == want.total_weight
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
