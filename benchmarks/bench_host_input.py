@@ -443,29 +443,37 @@ def main(argv: list[str] | None = None) -> None:
     if run.runs_on("gpu", "pinned_h2d_gbs", None):
         pinned = pinned_bandwidth()
         print(f"pinned host-to-device: {pinned:.1f} GB/s", flush=True)
+    label = "gpu" if run.gpu_ok and "gpu" in args.devices else "cpu"
+    base = default_path(label)
+    path = args.out or base.with_name(f"{base.stem}-host-input.json")
+
+    def save(complete: bool) -> tuple[Path, dict]:
+        """The file as it stands (written after every graph: a run cut short keeps its rows)."""
+        doc = {
+            "benchmark": BENCHMARK,
+            "command": shlex.join(["python", "benchmarks/bench_host_input.py", *argv]),
+            "commit": source_commit(),
+            "machine": machine(label),
+            "versions": versions(),
+            "devices": args.devices,
+            "entries": args.entries,
+            "reps": args.reps,
+            "memory_method": run.memory_method,
+            "pinned_h2d_gbs": pinned,
+            "graphs": run.graphs,
+            "sweep": run.sweep_points,
+            "skipped": run.skipped,
+            "complete": complete,
+        }
+        return write(doc, path), doc
+
     with tempfile.TemporaryDirectory(prefix="host-input-") as folder:
         for scale in args.scales:
             run.graph(scale, Path(folder))
+            save(False)
     for scale in args.sweep:
         run.sweep(scale)
-    label = "gpu" if run.gpu_ok and "gpu" in args.devices else "cpu"
-    doc = {
-        "benchmark": BENCHMARK,
-        "command": shlex.join(["python", "benchmarks/bench_host_input.py", *argv]),
-        "commit": source_commit(),
-        "machine": machine(label),
-        "versions": versions(),
-        "devices": args.devices,
-        "entries": args.entries,
-        "reps": args.reps,
-        "memory_method": run.memory_method,
-        "pinned_h2d_gbs": pinned,
-        "graphs": run.graphs,
-        "sweep": run.sweep_points,
-        "skipped": run.skipped,
-    }
-    base = default_path(label)
-    out = write(doc, args.out or base.with_name(f"{base.stem}-host-input.json"))
+    out, doc = save(True)
     print()
     print(render_markdown(doc, out.name))
     print(json.dumps({"written": str(out)}))

@@ -33,6 +33,8 @@ class RunStats:
     rounds: int = 0
     phases: list[dict[str, Any]] = field(default_factory=list)
     shipped: dict[str, Any] = field(default_factory=dict)
+    submitted: float = 0.0
+    received: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -41,6 +43,27 @@ class RunStats:
             "rounds": self.rounds,
             "phases": self.phases,
             "shipped": self.shipped,
+            "submitted": self.submitted,
+            "received": self.received,
+            "overhead": self.overhead(),
+        }
+
+    def overhead(self) -> dict[str, float]:
+        """Seconds of the run outside the tasks (wall clock; meaningful where the
+        workers share the client's clock, e.g. a local cluster): from submitting the
+        graph to the first task's start, between rounds, and from the last task's end
+        to the result on the client."""
+        if not self.phases:
+            return {}
+        first = min(p["start"] for p in self.phases)
+        last = max(p["stop"] for p in self.phases)
+        gaps = sum(
+            max(b["start"] - a["stop"], 0.0) for a, b in zip(self.phases, self.phases[1:])
+        )
+        return {
+            "before_tasks_s": first - self.submitted,
+            "between_rounds_s": gaps,
+            "after_tasks_s": self.received - last,
         }
 
 
@@ -137,9 +160,10 @@ def run(root: Any, token: str, *, client: Any, retries: int) -> tuple[Any, RunSt
         (out,) = dask.compute(root)
     else:
         out = c.compute(root, retries=retries).result()
+    received = time.time()
     if out.error is not None:  # a short error on the client, not a worker's traceback
         raise type(out.error)(str(out.error)) from None
-    stats = RunStats()
+    stats = RunStats(submitted=since, received=received)
     stats.phases = _phases(out.records)
     if c is not None:
         stats.shipped = _shipped(c, token, out.records, since)
