@@ -369,9 +369,10 @@ def labeling(piece: Piece, *, key: str, level: int, device: str) -> Labeling:
         else:
             src, dst = piece.src, piece.dst
         count, dense = connected_components((src, dst), num_nodes=k, device=dev, renumber=False)
+        host = to_numpy(dense)  # the labels on the host (the GPU's work done) before the stamp
         records = [*piece.records, (key, level, start, time.time(), _worker(), m, m)]
         out = Labeling(z, z, z, piece.max_id, piece.sizes, records)
-        out.dense, out.dense_count = to_numpy(dense), int(count)
+        out.dense, out.dense_count = host, int(count)
         return out
     verts, inverse = np.unique(np.concatenate([piece.src, piece.dst]), return_inverse=True)
     if m:
