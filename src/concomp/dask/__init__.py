@@ -7,7 +7,9 @@ rule) is the global one. So each partition (Dask array block, data frame partiti
 Parquet row group, file) is reduced to a forest of at most ``n - 1`` edges on the worker
 that holds it, with the worker's engine (its GPU, or the CPU); the forests are merged
 ``split_every`` at a time up a tree (``1 + ceil(log_k W)`` rounds, at most
-``(W - 1)(n - 1)`` edges moved between workers); the final forest gives the labels.
+``(W - 1)(n - 1)`` edges moved between workers). For labels, the top round's
+forests (at most ``split_every``) go straight into one components run, which takes
+the place of the last merge.
 Results equal those of the single-machine functions.
 
 Functions

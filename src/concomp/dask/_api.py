@@ -116,8 +116,8 @@ def connected_components(
 
     Each partition's spanning forest is computed where the partition is (at most
     ``n - 1`` edges leave the worker), the forests are merged ``split_every`` at a time
-    up a tree, and the final forest gives the labels. Equal, label for label, to
-    :func:`concomp.connected_components` on all the edges.
+    up a tree, and one components run on the top round's forests gives the labels.
+    Equal, label for label, to :func:`concomp.connected_components` on all the edges.
 
     Parameters
     ----------

@@ -16,6 +16,7 @@ monotone map (``np.unique``) when they are sparse, which preserves min/max in th
 
 from __future__ import annotations
 
+import pickle
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,6 +116,48 @@ def _labeling_nbytes(p: Labeling) -> int:
 
 sizeof.register(Piece)(_piece_nbytes)
 sizeof.register(Labeling)(_labeling_nbytes)
+
+_ARRAY_FIELDS = {
+    Piece: ("src", "dst", "keys", "weights"),
+    Labeling: ("verts", "roots", "nonmin", "dense"),
+}
+
+
+def _register_serializers() -> None:
+    """Pieces and labelings travel with their arrays as Dask's own NumPy frames.
+
+    Pickled whole, a dataclass of arrays took several times as long per byte to reach
+    the client as a bare array does (one 64 MiB labelling: 0.27 s against 0.08 s on one
+    machine); the arrays go out of band as distributed sends NumPy arrays, the few
+    scalars, dicts and records pickled in the header.
+    """
+    try:
+        from distributed.protocol import dask_deserialize, dask_serialize, deserialize, serialize
+    except ImportError:  # local schedulers pass objects without serializing them
+        return
+
+    def register(cls: type) -> None:
+        names = _ARRAY_FIELDS[cls]
+
+        def dump(obj: Any) -> tuple[dict, list]:
+            arrays = {k: getattr(obj, k) for k in names if getattr(obj, k) is not None}
+            rest = {k: v for k, v in vars(obj).items() if k not in arrays}
+            header, frames = serialize(arrays, serializers=("dask",))
+            return {"arrays": header, "rest": pickle.dumps(rest, protocol=5)}, frames
+
+        def load(header: dict, frames: list) -> Any:
+            fields = pickle.loads(header["rest"])
+            fields.update(deserialize(header["arrays"], frames))
+            return cls(**fields)
+
+        dask_serialize.register(cls)(dump)
+        dask_deserialize.register(cls)(load)
+
+    register(Piece)
+    register(Labeling)
+
+
+_register_serializers()
 
 
 def edge_bytes(weighted: bool) -> int:
@@ -352,29 +395,39 @@ def merge(*pieces: Piece, key: str, level: int, kind: str, device: str, maximum:
     return out
 
 
-def labeling(piece: Piece, *, key: str, level: int, device: str) -> Labeling:
-    """The final forest's components (its one more local run): canonical labels of
+def labeling(*pieces: Piece, key: str, level: int, device: str) -> Labeling:
+    """The components of the union of the top round's forests (one more local run, in
+    place of a last merge: labels need no forest of their own): canonical labels of
     every vertex up to the largest id when ids are dense, else the component minima of
-    the forest's vertices."""
+    the forests' vertices."""
     start = time.time()
     z = np.zeros(0, np.int64)
-    if piece.error is not None:
-        return Labeling(z, z, z, piece.max_id, piece.sizes, piece.records, piece.error)
-    m = piece.num_edges
-    k = piece.max_id + 1
+    sizes: dict[int, int] = {}
+    records: list[tuple] = []
+    for p in pieces:
+        sizes.update(p.sizes)
+        records.extend(p.records)
+    max_id = max((p.max_id for p in pieces), default=-1)
+    bad = _first_error(list(pieces))
+    if bad is not None:
+        return Labeling(z, z, z, max_id, sizes, records, bad.error)
+    m = sum(p.num_edges for p in pieces)
+    k = max_id + 1
     if k <= DENSE_FACTOR * 2 * m + 1024:  # one engine run numbers every vertex 0 .. max_id
         dev = resolve_device(device, num_edges=m, what="labels")
         if dev == "gpu":
-            src, dst, _, _ = _to_gpu([(piece.src, piece.dst)])
+            src, dst, _, _ = _to_gpu([(p.src, p.dst) for p in pieces])
         else:
-            src, dst = piece.src, piece.dst
+            src = np.concatenate([p.src for p in pieces]) if pieces else z
+            dst = np.concatenate([p.dst for p in pieces]) if pieces else z
         count, dense = connected_components((src, dst), num_nodes=k, device=dev, renumber=False)
         host = to_numpy(dense)  # the labels on the host (the GPU's work done) before the stamp
-        records = [*piece.records, (key, level, start, time.time(), _worker(), m, m)]
-        out = Labeling(z, z, z, piece.max_id, piece.sizes, records)
+        records.append((key, level, start, time.time(), _worker(), m, 0))
+        out = Labeling(z, z, z, max_id, sizes, records)
         out.dense, out.dense_count = host, int(count)
         return out
-    verts, inverse = np.unique(np.concatenate([piece.src, piece.dst]), return_inverse=True)
+    ends = [p.src for p in pieces] + [p.dst for p in pieces]
+    verts, inverse = np.unique(np.concatenate(ends), return_inverse=True)
     if m:
         local = component_roots(
             (inverse[:m], inverse[m:]), device=device, algorithm="auto"
@@ -383,8 +436,8 @@ def labeling(piece: Piece, *, key: str, level: int, device: str) -> Labeling:
     else:
         roots = verts
     nonmin = verts[roots != verts]
-    records = [*piece.records, (key, level, start, time.time(), _worker(), m, m)]
-    return Labeling(verts, roots, nonmin, piece.max_id, piece.sizes, records)
+    records.append((key, level, start, time.time(), _worker(), m, 0))
+    return Labeling(verts, roots, nonmin, max_id, sizes, records)
 
 
 def label_block(lab: Labeling, start: int, stop: int, dtype: Any) -> np.ndarray:

@@ -1,7 +1,9 @@
 """The task graph: one forest per partition, k-ary merges up a tree, and its run.
 
 With ``W`` partitions and ``k = split_every`` there are ``1 + ceil(log_k W)`` rounds of
-forests. Each task returns at most ``n - 1`` edges; a merge of ``j`` pieces runs where
+tasks: the partitions' forests, the merges, and for components the labelling, which
+takes the top round's forests (at most ``k``) in place of a last merge. Each forest has
+at most ``n - 1`` edges; a merge of ``j`` pieces runs where
 one of them already is (Dask places a task by the bytes of its inputs), so the tree
 moves at most ``W - 1`` pieces between workers, ``(W - 1)(n - 1)`` edges in all.
 :func:`run` measures what actually moved from the workers' transfer logs.
@@ -57,9 +59,7 @@ class RunStats:
             return {}
         first = min(p["start"] for p in self.phases)
         last = max(p["stop"] for p in self.phases)
-        gaps = sum(
-            max(b["start"] - a["stop"], 0.0) for a, b in zip(self.phases, self.phases[1:])
-        )
+        gaps = sum(max(b["start"] - a["stop"], 0.0) for a, b in zip(self.phases, self.phases[1:]))
         return {
             "before_tasks_s": first - self.submitted,
             "between_rounds_s": gaps,
@@ -109,7 +109,8 @@ def build(
         level = [dask.delayed(_pieces.empty)(kind == "msf", dask_key_name=f"{token}-empty")]
     merge = dask.delayed(_pieces.merge, pure=False)
     depth = 0
-    while len(level) > 1:
+    top = k if labels else 1  # labels read the union of the top round's forests directly
+    while len(level) > top:
         depth += 1
         level = [
             merge(
@@ -123,17 +124,18 @@ def build(
             )
             for a in range(0, len(level), k)
         ]
-    root = level[0]
-    if labels:
-        key = f"{token}-labels"
-        root = dask.delayed(_pieces.labeling, pure=False)(
-            root, key=key, level=depth + 1, device=device, dask_key_name=key
-        )
+    if not labels:
+        return level[0], token
+    key = f"{token}-labels"
+    root = dask.delayed(_pieces.labeling, pure=False)(
+        *level, key=key, level=depth + 1, device=device, dask_key_name=key
+    )
     return root, token
 
 
 def rounds(partitions: int, split_every: int) -> int:
-    """Rounds of forests: the partitions' own, then ``ceil(log_k W)`` of merges."""
+    """Rounds of tasks: the partitions' forests, then ``ceil(log_k W)`` of merges (the
+    last of which is the labelling, for components)."""
     return 1 + (math.ceil(math.log(partitions, split_every) - 1e-12) if partitions > 1 else 0)
 
 
