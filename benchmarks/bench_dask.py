@@ -14,8 +14,11 @@ Measured, median of ``--repeat`` runs after a warm-up run:
 * single process: :func:`concomp.stream_components` over the same files (row group by
   row group, CPU engine or the GPU's pinned pipeline);
 * Dask: :func:`concomp.dask.connected_components` on a local cluster of ``--workers``
-  processes with ``--threads`` threads each (CPU; ``memory_limit`` 4 GiB each), or one
-  worker per GPU pinned by ``CUDA_VISIBLE_DEVICES`` (GPU): wall time from the call to the NumPy
+  processes with ``--threads`` threads each (CPU; ``memory_limit`` 4 GiB each, the
+  issue's bound), or one worker per GPU pinned by ``CUDA_VISIBLE_DEVICES`` (GPU;
+  ``memory_limit`` Dask's default, the machine's memory shared by the workers: a GPU
+  worker's resident memory also holds the CUDA context and pinned staging buffers, and
+  Dask pauses a worker at 80% of its limit): wall time from the call to the NumPy
   labels on the client, per-round phase times, forest bytes moved between workers
   against the ``(W - 1)(n - 1)`` bound, and each worker's peak resident memory.
 
@@ -195,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--row-group", type=float, default=4e6)
     p.add_argument("--workers", type=int, default=None, help="CPU: 2; GPU: 1 per GPU")
     p.add_argument("--threads", type=int, default=1, help="threads per worker")
-    p.add_argument("--memory-limit", default="4GiB")
+    p.add_argument("--memory-limit", default=None, help="CPU: 4GiB; GPU: Dask's auto")
     p.add_argument("--split-every", type=int, default=8)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--seed", type=int, default=1)
@@ -204,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     require_dask()
     import distributed
+
+    if args.memory_limit is None:
+        args.memory_limit = "auto" if args.device == "gpu" else "4GiB"
 
     from concomp.dask import local_gpu_cluster
 
