@@ -48,7 +48,10 @@ A GPU worker runs one task at a time by default. With many partitions, more thre
 per worker (``local_gpu_cluster(nthreads=4)``, ``dask worker --nthreads 4``) read and
 check the next partitions on the host while the GPU reduces one: the engine's calls
 may run from several threads at once. They also hold several partitions on the GPU at
-once, so leave one thread where a partition needs most of the device.
+once, so leave one thread where a partition needs most of the device. A GPU worker's
+resident memory also holds the CUDA context, pinned staging buffers and the Parquet
+tables being read (several GiB with four threads on row groups of 2.5e7 edges): give
+it a ``memory_limit`` well above that, since Dask pauses a worker at 80% of its limit.
 
 Examples
 --------
