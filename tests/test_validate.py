@@ -297,3 +297,39 @@ def test_fused_checks_report_exact_ranges_of_every_sign_and_dtype():
     assert facts == {"lo": -4, "hi": 4, "decreases": 0, "first": 0, "last": 9}
     empty = checks.csr_facts(cp, cp.asarray(np.zeros(3, np.int64)), cp.zeros(0, np.int32))
     assert empty["lo"] > empty["hi"] and empty["decreases"] == 0
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["table", "record batch"])
+def test_pyarrow_tables_are_read_by_column_name_like_frames(batch):
+    """A pyarrow Table or RecordBatch on the general path reads its id and weight
+    columns by name, as a pandas frame does (it was read as a matrix: columns in the
+    wrong order swapped the endpoints, and a weight column became a third row of ids)."""
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    src, dst = rng.integers(0, 60, 200), rng.integers(0, 60, 200)
+    w = rng.random(200)
+    cols = {"weight": w, "dst": dst, "src": src}  # ids not first, not in order
+    table = pa.record_batch(cols) if batch else pa.table(cols)
+    frame = pd.DataFrame(cols)
+    for call in (
+        lambda g: concomp.connected_components(g, device="cpu"),
+        lambda g: concomp.spanning_forest(g, device="cpu").src,
+        lambda g: concomp.minimum_spanning_forest(g, device="cpu").total_weight,
+        lambda g: concomp.strongly_connected_components(g, device="cpu"),
+    ):
+        got, want = call(table), call(frame)
+        np.testing.assert_equal(got, want)
+    g = as_graph(table)
+    np.testing.assert_array_equal(g.coo()[0], src)
+    np.testing.assert_array_equal(g.weights, w)
+
+
+def test_pyarrow_table_errors_name_the_column():
+    pa = pytest.importorskip("pyarrow")
+    with pytest.raises(InvalidGraphError, match=r"`src`: vertex id nan at position 1"):
+        concomp.connected_components(pa.table({"src": [0, None], "dst": [1, 2]}), device="cpu")
+    with pytest.raises(InvalidGraphError, match=r"needs two id columns, got \['a'\]"):
+        concomp.connected_components(pa.table({"a": [0, 1]}), device="cpu")
+    n, labels = concomp.connected_components(pa.table({"a": ["x", "y"], "b": ["y", "z"]}))
+    assert n == 1 and labels.tolist() == [0, 0, 0]

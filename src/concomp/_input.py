@@ -34,9 +34,10 @@ def as_graph(
     ``(2, m)`` and ``(m, 2)`` integer arrays (a ``(2, 2)`` array reads as
     ``(2, m)``, like a ``torch`` ``edge_index``); SciPy sparse matrices and arrays
     of any format (stored entries are edges, data are weights); pandas and polars
-    frames (columns named by ``source``/``target``/``weight`` or found among
-    common names); NetworkX graphs (nodes numbered in ``G.nodes`` order, like
-    ``networkx.to_scipy_sparse_array``); ``torch`` tensors; CuPy arrays and
+    frames and pyarrow tables and record batches (columns named by
+    ``source``/``target``/``weight`` or found among common names); NetworkX graphs
+    (nodes numbered in ``G.nodes`` order, like ``networkx.to_scipy_sparse_array``);
+    ``torch`` tensors; CuPy arrays and
     ``cupyx`` sparse matrices (kept on the GPU); paths to graph files.
 
     Parameters

@@ -81,7 +81,7 @@ def coerce_graph(
         return _from_sparse(graph, num_nodes, weights, bool(directed), with_weights)
     if _is_networkx(graph):
         return _from_networkx(graph, num_nodes, weights, directed, with_weights, renumber)
-    if _is_dataframe(graph):
+    if _is_dataframe(graph) or _is_arrow_table(graph):
         return _from_frame(
             graph,
             num_nodes,
@@ -302,6 +302,15 @@ def _is_dataframe(obj: Any) -> bool:
     return mod in ("pandas", "polars") and hasattr(obj, "columns")
 
 
+def _is_arrow_table(obj: Any) -> bool:
+    """A pyarrow Table or RecordBatch: columns read by name, as a data frame's."""
+    return type(obj).__module__.split(".")[0] == "pyarrow" and hasattr(obj, "column_names")
+
+
+def _column_names(df: Any) -> list[Any]:
+    return list(df.column_names if _is_arrow_table(df) else df.columns)
+
+
 def _is_scalar_seq(seq: Any) -> bool:
     return all(np.isscalar(x) for x in seq)
 
@@ -390,7 +399,7 @@ def _from_frame(
     with_weights: bool = True,
     renumber: str | bool = "auto",
 ) -> Graph:
-    cols = list(df.columns)
+    cols = _column_names(df)
     if len(cols) < 2:
         raise InvalidGraphError(
             f"argument `graph`: a frame needs two id columns, got {cols}. "
@@ -401,7 +410,8 @@ def _from_frame(
     wcol = _pick(cols, weight, _W_NAMES, "weight", None)
     if weights is None and wcol is not None and with_weights:
         weights = _column(df, wcol)
-    graph = _string_columns_graph(df[s], df[t], num_nodes, weights, directed, renumber)
+    get = df.column if _is_arrow_table(df) else df.__getitem__
+    graph = _string_columns_graph(get(s), get(t), num_nodes, weights, directed, renumber)
     if graph is not None:
         return graph
     return edges_graph(_column(df, s), _column(df, t), num_nodes, weights, directed, renumber)
@@ -430,7 +440,7 @@ def _integer_column(col: Any) -> bool:
 
 
 def _column(df: Any, name: str) -> np.ndarray:
-    col = df[name]
+    col = df.column(name) if _is_arrow_table(df) else df[name]
     if hasattr(col, "to_numpy"):
         col = col.to_numpy()
     return np.asarray(col)

@@ -44,7 +44,7 @@ from ._checks import (
 from ._dispatch import choose_device, driver, resolve_device
 from ._renumber import check_renumber, might_renumber
 from ._rules import UNION_RULES, union_rules_for
-from ._validate import HostEdges, _is_dataframe, _is_scipy_sparse
+from ._validate import HostEdges, _is_arrow_table, _is_dataframe, _is_scipy_sparse
 from .errors import GraphFormatError, InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .io import read_graph
@@ -255,7 +255,9 @@ def _table_edges(table: Any, n: int | None, renumber: str | bool) -> HostEdges |
     if table.column(s).null_count or table.column(t).null_count:
         return None
     pieces = []
-    for i, batch in enumerate(table.select([s, t]).to_batches()):
+    ids = table.select([s, t])
+    batches = ids.to_batches() if hasattr(ids, "to_batches") else [ids]  # a RecordBatch is one
+    for i, batch in enumerate(batches):
         if batch.num_rows:  # zero-copy views of the batch's buffers
             src = batch.column(0).to_numpy(zero_copy_only=True)
             dst = batch.column(1).to_numpy(zero_copy_only=True)
@@ -514,10 +516,6 @@ def _is_single_chunk(obj: Any) -> bool:
     if isinstance(obj, (tuple, list)) and len(obj) in (2, 3):
         return _ndim(obj[0]) == 1 and _ndim(obj[1]) == 1
     return False
-
-
-def _is_arrow_table(obj: Any) -> bool:
-    return type(obj).__module__.split(".")[0] == "pyarrow" and hasattr(obj, "column_names")
 
 
 def _as_chunk(item: Any, label: str) -> EdgeChunk:
