@@ -31,6 +31,7 @@ ENGINE_PACKAGES = {"cpu": "concomp._cpu", "gpu": "concomp._gpu"}
 CONTRACT: dict[str, tuple[str, ...]] = {
     "components": (
         "component_roots",
+        "auto_roots",
         "auto_variant",
         "canonical_labels",
         "count_roots",
@@ -62,6 +63,13 @@ SCC_ALGORITHMS: dict[str, tuple[str, ...]] = {
 def component_roots(graph: Graph, variant: Variant, options: Options) -> Any:
     """Entry ``v`` is the smallest vertex id of ``v``'s component (the engine's array type)."""
     raise NotImplementedError  # a signature specification, never called
+
+
+def auto_roots(graph: Graph, options: Options) -> Any:
+    """Roots for ``algorithm="auto"`` that the engine gives without running
+    :func:`auto_variant`'s variant (the CPU engine: small graphs in NumPy while its
+    compiled kernels are not loaded), or None."""
+    raise NotImplementedError
 
 
 def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Variant:

@@ -99,6 +99,10 @@ def _roots(
     if g.device != dev:
         g = g.to(dev)
     if variant is None:
+        roots = driver(dev, "components", "auto_roots")(g, opts)
+        if roots is not None:
+            log.debug("algorithm=auto -> the %s engine's roots without its compiled kernels", dev)
+            return roots, g.node_ids
         variant = driver(dev, "components", "auto_variant")(g, opts)
         log.debug("algorithm=auto -> %s on %s", variant, dev)
     elif not variant.supported_on(dev):

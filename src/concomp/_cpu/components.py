@@ -4,26 +4,27 @@
 array whose entry ``v`` is the smallest vertex id of ``v``'s component. Union-find
 variants run with the rule :func:`~concomp._cpu.rules.unite_for` picks from the
 registry (:mod:`~concomp._cpu.unionfind`); the other families and Stages in
-:mod:`~concomp._cpu.families`.
+:mod:`~concomp._cpu.families`. ``auto_roots`` answers small graphs with NumPy while
+the compiled kernels are not loaded (:mod:`~concomp._cpu.numpy_roots`).
+
+Importing this module loads no numba: the modules with compiled kernels are imported
+where they are used, so a first small call can skip them.
 """
 
 from __future__ import annotations
 
 import time
 
-import numba as nb
 import numpy as np
 
-from .._shared.csr import expand_rows
 from .._shared.locality import LOCAL_SHARE, host_local_share
-from .._shared.threads import serialized
 from ..graph import Graph
 from ..options import Options
 from ..variants import Finish, Layout, Sampling, Variant
-from .families import run_family
-from .unionfind import UnionFindRun, threads_for
+from .numpy_roots import numpy_roots
 
 __all__ = [
+    "auto_roots",
     "auto_variant",
     "canonical_labels",
     "component_roots",
@@ -44,8 +45,19 @@ def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndar
     :func:`concomp._cpu.families.run_family`.
     """
     if variant.family != "unionfind" or variant.sampling == Sampling.STAGES:
+        from .families import run_family
+
         return run_family(graph, variant, options)[0]
+    from .unionfind import UnionFindRun
+
     return UnionFindRun(graph, variant, options).execute()
+
+
+def auto_roots(graph: Graph, options: Options) -> np.ndarray | None:
+    """Roots for ``algorithm="auto"`` computed with NumPy while the compiled kernels
+    are not loaded and the graph is small (:func:`concomp._cpu.numpy_roots.numpy_roots`
+    has the rule); None where :func:`auto_variant` and :func:`component_roots` run."""
+    return numpy_roots(graph)
 
 
 def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Variant:
@@ -93,8 +105,6 @@ def _ids_follow_paths(graph: Graph) -> bool:
 #: three NumPy passes are quicker than waking the thread pool, and a first call on a
 #: small graph compiles nothing more).
 PARALLEL_LABELS_FROM = 1 << 20
-#: Vertices per block of the parallel labelling's count and numbering passes.
-_LABEL_BLOCK = 1 << 16
 
 
 def canonical_labels(roots: np.ndarray) -> tuple[int, np.ndarray]:
@@ -116,42 +126,15 @@ def canonical_labels(roots: np.ndarray) -> tuple[int, np.ndarray]:
     n = roots.shape[0]
     dt = np.int32 if n <= _INT32_MAX else np.int64
     if n >= PARALLEL_LABELS_FROM:
+        from .numbering import number_components
+
         labels = np.empty(n, dt)
-        count = _number_components(roots, labels)
+        count = number_components(roots, labels)
         return int(count), labels
     is_root = roots == np.arange(n, dtype=roots.dtype)
     comp_of_root = np.cumsum(is_root, dtype=np.int64) - 1
     count = int(comp_of_root[-1]) + 1 if n else 0
     return count, comp_of_root[roots].astype(dt)
-
-
-@serialized
-@nb.njit(cache=True, parallel=True)
-def _number_components(roots, labels):
-    """Write each vertex's component number (roots numbered in increasing order) into
-    ``labels``; return the number of components."""
-    n = roots.shape[0]
-    blocks = (n + _LABEL_BLOCK - 1) // _LABEL_BLOCK
-    first = np.zeros(blocks + 1, np.int64)
-    for b in nb.prange(blocks):
-        c = 0
-        for v in range(b * _LABEL_BLOCK, min(n, (b + 1) * _LABEL_BLOCK)):
-            c += roots[v] == v
-        first[b + 1] = c
-    for b in range(blocks):
-        first[b + 1] += first[b]
-    for b in nb.prange(blocks):
-        c = first[b]
-        for v in range(b * _LABEL_BLOCK, min(n, (b + 1) * _LABEL_BLOCK)):
-            if roots[v] == v:
-                labels[v] = c
-                c += 1
-    # a root's number is final after the pass above; this pass writes only non-roots
-    for v in nb.prange(n):
-        r = roots[v]
-        if r != v:
-            labels[v] = labels[r]
-    return first[blocks]
 
 
 def count_roots(roots: np.ndarray) -> int:
@@ -173,6 +156,9 @@ def sampling_coverage(graph: Graph, variant: Variant, options: Options) -> dict[
     >>> round(c["coverage"], 3), c["inter_component"]
     (0.667, 0.0)
     """
+    from .._shared.csr import expand_rows
+    from .unionfind import UnionFindRun, threads_for
+
     _check_sampled(variant)
     run = UnionFindRun(graph, variant, options, symmetric=True)
     if graph.num_nodes == 0:

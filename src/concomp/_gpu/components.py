@@ -34,6 +34,7 @@ from .families import run_family
 from .unionfind import UnionFindRun, index_dtype_of
 
 __all__ = [
+    "auto_roots",
     "auto_variant",
     "canonical_labels",
     "component_roots",
@@ -154,6 +155,11 @@ def _marker(profile: list | None):
 def component_roots(graph: Graph, variant: Variant, options: Options) -> Any:
     """Entry ``v`` is the smallest vertex id of ``v``'s component (CuPy)."""
     return run_variant(graph, variant, options)[0]
+
+
+def auto_roots(graph: Graph, options: Options) -> Any:
+    """None: ``algorithm="auto"`` on the GPU always runs :func:`auto_variant`'s variant."""
+    return None
 
 
 def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Variant:

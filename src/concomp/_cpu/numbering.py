@@ -1,0 +1,42 @@
+"""Component numbers from root labels, in parallel (SciPy's numbering)."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .._shared.threads import serialized
+
+__all__ = ["number_components"]
+
+#: Vertices per block of the count and numbering passes.
+_LABEL_BLOCK = 1 << 16
+
+
+@serialized
+@nb.njit(cache=True, parallel=True)
+def number_components(roots, labels):
+    """Write each vertex's component number (roots numbered in increasing order) into
+    ``labels``; return the number of components."""
+    n = roots.shape[0]
+    blocks = (n + _LABEL_BLOCK - 1) // _LABEL_BLOCK
+    first = np.zeros(blocks + 1, np.int64)
+    for b in nb.prange(blocks):
+        c = 0
+        for v in range(b * _LABEL_BLOCK, min(n, (b + 1) * _LABEL_BLOCK)):
+            c += roots[v] == v
+        first[b + 1] = c
+    for b in range(blocks):
+        first[b + 1] += first[b]
+    for b in nb.prange(blocks):
+        c = first[b]
+        for v in range(b * _LABEL_BLOCK, min(n, (b + 1) * _LABEL_BLOCK)):
+            if roots[v] == v:
+                labels[v] = c
+                c += 1
+    # a root's number is final after the pass above; this pass writes only non-roots
+    for v in nb.prange(n):
+        r = roots[v]
+        if r != v:
+            labels[v] = labels[r]
+    return first[blocks]

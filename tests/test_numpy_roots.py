@@ -1,0 +1,148 @@
+"""The CPU engine's NumPy answer to ``algorithm="auto"`` before numba is loaded.
+
+The roots must be the compiled kernels' (smallest vertex id per component) on every
+zoo graph and high-diameter shape, for edge lists and CSR graphs, int32 and int64 ids;
+the gates (kernels loaded, size, seconds spent, rounds) must hand the graph to the
+compiled kernels; and a fresh process must answer its first small call without numba.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import concomp
+from concomp._cpu import numpy_roots as nr
+from concomp.testing import graph_zoo
+from concomp.testing.adversarial import high_diameter_graphs
+from concomp.testing.oracles import reference_components
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def _smallest_ids(src, dst, n):
+    _, labels = reference_components(src, dst, n)
+    first = np.full(labels.max() + 1 if n else 0, n, np.int64)
+    np.minimum.at(first, labels, np.arange(n))
+    return first[labels]
+
+
+def _shapes():
+    shapes = dict(graph_zoo(seed=5))
+    shapes.update({f"hd4k_{k}": g for k, g in high_diameter_graphs(1 << 12, seed=2).items()})
+    return shapes
+
+
+SHAPES = _shapes()
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_roots_are_the_smallest_ids_on_every_shape(name, dtype):
+    src, dst, n = SHAPES[name]
+    got = nr._roots(src.astype(dtype), dst.astype(dtype), n)
+    assert got is not None
+    np.testing.assert_array_equal(got, _smallest_ids(src, dst, n))
+
+
+@pytest.mark.parametrize("name", ["grid_20x20", "reversed_path", "two_cliques", "isolated"])
+def test_csr_graphs_expand_their_rows_without_compiled_code(name, monkeypatch):
+    src, dst, n = SHAPES[name]
+    g = concomp.Graph.from_edges(src, dst, num_nodes=n)
+    indptr, indices, _ = g.csr()
+    csr = concomp.Graph.from_csr(indptr, indices)
+    monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
+    monkeypatch.setattr(nr, "_spent", 0.0)
+    np.testing.assert_array_equal(nr.numpy_roots(csr), _smallest_ids(src, dst, n))
+
+
+def test_gates_hand_the_graph_to_the_compiled_kernels(monkeypatch):
+    src, dst, n = SHAPES["gnm_2000_2000"]
+    g = concomp.Graph.from_edges(src, dst, num_nodes=n)
+    monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
+    monkeypatch.setattr(nr, "_spent", 0.0)
+    assert nr.numpy_roots(g) is not None
+    assert nr._spent > 0.0  # the run's seconds are counted
+    monkeypatch.setattr(nr, "_spent", nr.RENT_SECONDS)
+    assert nr.numpy_roots(g) is None  # the seconds are spent
+    monkeypatch.setattr(nr, "_spent", 0.0)
+    monkeypatch.setattr(nr, "MAX_EDGES", g.num_edges - 1)
+    assert nr.numpy_roots(g) is None  # too many edges
+    monkeypatch.setattr(nr, "MAX_EDGES", 1 << 20)
+    monkeypatch.setattr(nr, "_KERNELS", "numpy")
+    assert nr.numpy_roots(g) is None  # "the kernels are loaded"
+
+
+def test_a_run_past_its_round_limit_gives_up():
+    rng = np.random.default_rng(0)
+    order = rng.permutation(1 << 12)  # a path with shuffled ids needs several rounds
+    src, dst = order[:-1], order[1:]
+    assert nr._roots(src, dst, 1 << 12) is not None
+    limit = nr.round_limit
+    try:
+        nr.round_limit = lambda n: 1
+        assert nr._roots(src, dst, 1 << 12) is None
+    finally:
+        nr.round_limit = limit
+
+
+_CHILD = r"""
+import json, sys
+import numpy as np
+import concomp
+rng = np.random.default_rng(1)
+n, m = 20000, 60000
+src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+mode = sys.argv[1]
+out = {}
+if mode == "auto":
+    count, labels = concomp.connected_components((src, dst), num_nodes=n, device="cpu")
+    out["first"] = [int(count), labels.tolist(), "numba" in sys.modules]
+    from concomp._cpu import numpy_roots as nr
+    calls = 1
+    while "numba" not in sys.modules and calls < 10000:
+        concomp.connected_components((src, dst), num_nodes=n, device="cpu")
+        calls += 1
+    out["loaded_after"] = [calls, nr._spent >= nr.RENT_SECONDS]
+    count, labels = concomp.connected_components((src, dst), num_nodes=n, device="cpu")
+    out["compiled"] = [int(count), labels.tolist()]
+else:
+    concomp.connected_components((src, dst), num_nodes=n, device="cpu", algorithm=mode)
+    out["explicit_loads_numba"] = "numba" in sys.modules
+print(json.dumps(out))
+"""
+
+
+def _child(mode: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, mode],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": SRC},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_fresh_process_answers_small_calls_without_numba_until_the_rent_is_spent():
+    out = _child("auto")
+    rng = np.random.default_rng(1)
+    src, dst = rng.integers(0, 20000, 60000), rng.integers(0, 20000, 60000)
+    want = reference_components(src, dst, 20000)
+    count, labels, numba_loaded = out["first"]
+    assert not numba_loaded
+    assert count == want[0] and labels == want[1].tolist()
+    calls, spent = out["loaded_after"]
+    assert calls > 1 and spent  # numba came in once the NumPy runs had cost RENT_SECONDS
+    assert out["compiled"] == [want[0], want[1].tolist()]
+
+
+def test_an_explicit_algorithm_runs_its_compiled_kernels_at_once():
+    assert _child("none-rem_cas-splice-coo")["explicit_loads_numba"]
