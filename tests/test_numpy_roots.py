@@ -1,9 +1,10 @@
 """The CPU engine's NumPy answer to ``algorithm="auto"`` before numba is loaded.
 
-The roots must be the compiled kernels' (smallest vertex id per component) on every
-zoo graph and high-diameter shape, for edge lists and CSR graphs, int32 and int64 ids;
-the gates (kernels loaded, size, seconds spent, rounds) must hand the graph to the
-compiled kernels; and a fresh process must answer its first small call without numba.
+The roots must be the compiled kernels' (smallest vertex id per component) and the
+forests spanning forests, on every zoo graph and high-diameter shape, for edge lists
+and CSR graphs, int32 and int64 ids; the gates (kernels loaded, size, seconds spent,
+rounds) must hand the graph to the compiled kernels; and a fresh process must answer
+its first small calls without numba.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 
 import concomp
 from concomp._cpu import numpy_roots as nr
-from concomp.testing import graph_zoo
+from concomp.testing import assert_spanning_forest, graph_zoo
 from concomp.testing.adversarial import high_diameter_graphs
 from concomp.testing.oracles import reference_components
 
@@ -51,6 +52,32 @@ def test_roots_are_the_smallest_ids_on_every_shape(name, dtype):
     np.testing.assert_array_equal(got, _smallest_ids(src, dst, n))
 
 
+@pytest.mark.parametrize("name", list(SHAPES))
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_forests_span_every_shape(name, dtype):
+    src, dst, n = SHAPES[name]
+    ids, count = nr._forest(src.astype(dtype), dst.astype(dtype), n)
+    assert ids.dtype == np.int64 and np.all(np.diff(ids) > 0)
+    forest = concomp.SpanningForest(
+        src=src[ids], dst=dst[ids], edge_ids=ids, num_nodes=n, num_components=count
+    )
+    assert_spanning_forest(concomp.Graph.from_edges(src, dst, num_nodes=n), forest)
+
+
+def test_small_csr_rows_expand_as_the_compiled_kernel_does(monkeypatch):
+    from concomp import graph as graph_module
+    from concomp._shared.csr import expand_rows
+
+    src, dst, n = SHAPES["gnm_3000_12000"]
+    indptr, indices, _ = concomp.Graph.from_edges(src, dst, num_nodes=n).csr()
+    for limit in (1 << 62, 0):  # numpy.repeat, then the kernel
+        monkeypatch.setattr(graph_module, "_REPEAT_ROWS_UP_TO", limit)
+        rows, cols = concomp.Graph.from_csr(indptr, indices).coo()
+        np.testing.assert_array_equal(rows, expand_rows(indptr, indices.dtype))
+        assert rows.dtype == indices.dtype
+        np.testing.assert_array_equal(cols, indices)
+
+
 @pytest.mark.parametrize("name", ["grid_20x20", "reversed_path", "two_cliques", "isolated"])
 def test_csr_graphs_expand_their_rows_without_compiled_code(name, monkeypatch):
     src, dst, n = SHAPES[name]
@@ -60,6 +87,12 @@ def test_csr_graphs_expand_their_rows_without_compiled_code(name, monkeypatch):
     monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
     monkeypatch.setattr(nr, "_spent", 0.0)
     np.testing.assert_array_equal(nr.numpy_roots(csr), _smallest_ids(src, dst, n))
+    ids, count = nr.numpy_forest(csr)
+    rows, cols = csr.coo()  # edge ids number the CSR's entries
+    forest = concomp.SpanningForest(
+        src=rows[ids], dst=cols[ids], edge_ids=ids, num_nodes=n, num_components=count
+    )
+    assert_spanning_forest(csr, forest)
 
 
 def test_gates_hand_the_graph_to_the_compiled_kernels(monkeypatch):
@@ -77,6 +110,10 @@ def test_gates_hand_the_graph_to_the_compiled_kernels(monkeypatch):
     monkeypatch.setattr(nr, "MAX_EDGES", 1 << 20)
     monkeypatch.setattr(nr, "_KERNELS", "numpy")
     assert nr.numpy_roots(g) is None  # "the kernels are loaded"
+    assert nr.numpy_forest(g) is None
+    monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
+    monkeypatch.setattr(nr, "_spent", nr.RENT_SECONDS)
+    assert nr.numpy_forest(g) is None
 
 
 def test_a_run_past_its_round_limit_gives_up():
@@ -88,6 +125,7 @@ def test_a_run_past_its_round_limit_gives_up():
     try:
         nr.round_limit = lambda n: 1
         assert nr._roots(src, dst, 1 << 12) is None
+        assert nr._forest(src, dst, 1 << 12) is None
     finally:
         nr.round_limit = limit
 
@@ -104,6 +142,8 @@ out = {}
 if mode == "auto":
     count, labels = concomp.connected_components((src, dst), num_nodes=n, device="cpu")
     out["first"] = [int(count), labels.tolist(), "numba" in sys.modules]
+    f = concomp.spanning_forest((src, dst), num_nodes=n, device="cpu")
+    out["forest"] = [f.edge_ids.tolist(), f.num_components, "numba" in sys.modules]
     from concomp._cpu import numpy_roots as nr
     calls = 1
     while "numba" not in sys.modules and calls < 10000:
@@ -139,6 +179,13 @@ def test_a_fresh_process_answers_small_calls_without_numba_until_the_rent_is_spe
     count, labels, numba_loaded = out["first"]
     assert not numba_loaded
     assert count == want[0] and labels == want[1].tolist()
+    ids, components, numba_loaded = out["forest"]
+    assert not numba_loaded and components == want[0]
+    ids = np.asarray(ids, np.int64)
+    forest = concomp.SpanningForest(
+        src=src[ids], dst=dst[ids], edge_ids=ids, num_nodes=20000, num_components=components
+    )
+    assert_spanning_forest(concomp.Graph.from_edges(src, dst, num_nodes=20000), forest)
     calls, spent = out["loaded_after"]
     assert calls > 1 and spent  # numba came in once the NumPy runs had cost RENT_SECONDS
     assert out["compiled"] == [want[0], want[1].tolist()]

@@ -37,7 +37,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "count_roots",
         "sampling_coverage",
     ),
-    "forest": ("spanning_forest_ids", "records_forest"),
+    "forest": ("spanning_forest_ids", "auto_forest_ids", "records_forest"),
     "msf": ("minimum_spanning_forest_ids", "msf_ids_by_position"),
     "incremental": ("IncrementalEngine",),
     "streaming": (
@@ -101,6 +101,13 @@ def sampling_coverage(graph: Graph, variant: Variant, options: Options) -> dict[
 # --------------------------------------------------------------------------- forest, msf
 def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tuple[Any, int]:
     """``(ascending int64 input edge ids of a spanning forest, number of components)``."""
+    raise NotImplementedError
+
+
+def auto_forest_ids(graph: Graph, options: Options) -> tuple[Any, int] | None:
+    """A spanning forest for ``algorithm="auto"`` (as :func:`spanning_forest_ids` returns
+    one) that the engine gives without running its auto variant (the CPU engine: small
+    graphs in NumPy while its compiled kernels are not loaded), or None."""
     raise NotImplementedError
 
 

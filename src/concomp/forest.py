@@ -172,6 +172,11 @@ def spanning_forest(
 
 def _run(g: Graph, run: Graph, algorithm: Any, dev: str, opts: Options) -> SpanningForest:
     """The forest of ``run`` (``g`` on the engine's device), gathered on ``g``'s device."""
+    if resolve_variant(algorithm) is None:
+        quick = driver(dev, "forest", "auto_forest_ids")(run, opts)
+        if quick is not None:
+            log.debug("spanning_forest: auto -> the %s engine's forest without its kernels", dev)
+            return assemble(g, *quick)
     variant = forest_variant(run, algorithm, dev, opts)
     log.debug("spanning_forest: %s on %s, %r", variant, dev, g)
     ids, count = driver(dev, "forest", "spanning_forest_ids")(run, variant, opts)

@@ -22,6 +22,10 @@ from ._checks import validate_csr, validate_edges
 
 __all__ = ["Graph"]
 
+#: Entries up to which a host CSR's rows are expanded by ``numpy.repeat`` (above it, the
+#: parallel compiled kernel).
+_REPEAT_ROWS_UP_TO = 1 << 20
+
 
 class Graph:
     """An immutable graph on the vertices ``range(num_nodes)``.
@@ -202,7 +206,11 @@ class Graph:
         """``(src, dst)`` of every input edge, in edge-id order."""
         if self._src is None:
             xp = self.xp
-            if xp is np:
+            if xp is np and self._num_edges <= _REPEAT_ROWS_UP_TO:
+                # no compiled code for small graphs: a first call need not load numba
+                rows = np.arange(self.num_nodes, dtype=self._indices.dtype)
+                self._src = np.repeat(rows, np.diff(self._indptr))
+            elif xp is np:
                 from ._shared.csr import expand_rows
 
                 self._src = expand_rows(self._indptr, self._indices.dtype)

@@ -28,10 +28,16 @@ from .. import _rules
 from ..graph import Graph
 from ..options import Options
 from ..variants import Sampling, Variant
-from .families import records_family_forest, run_family
-from .unionfind import UnionFindRun, one_thread
+from .numpy_roots import numpy_forest
 
-__all__ = ["records_forest", "spanning_forest_ids"]
+__all__ = ["auto_forest_ids", "records_forest", "spanning_forest_ids"]
+
+
+def auto_forest_ids(graph: Graph, options: Options) -> tuple[np.ndarray, int] | None:
+    """A forest for ``algorithm="auto"`` computed with NumPy while the compiled kernels
+    are not loaded and the graph is small (:func:`concomp._cpu.numpy_roots.numpy_forest`),
+    or None where the auto variant runs."""
+    return numpy_forest(graph)
 
 
 def records_forest(variant: Variant) -> bool:
@@ -48,6 +54,8 @@ def records_forest(variant: Variant) -> bool:
         return _rules.union_rule(finish).records_forest(
             "cpu", str(variant.compress), concurrent=False
         )
+    from .families import records_family_forest
+
     return records_family_forest(variant)
 
 
@@ -56,6 +64,9 @@ def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tup
     n = graph.num_nodes
     if n == 0:
         return np.zeros(0, np.int64), 0
+    from .families import run_family
+    from .unionfind import UnionFindRun, one_thread
+
     if variant.family == "unionfind":
         row = _rules.union_rule(variant.finish)
         serial = str(variant.compress) in row.unsafe_concurrent_forest

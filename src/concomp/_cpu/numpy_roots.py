@@ -1,4 +1,5 @@
-"""Component roots with NumPy alone, for ``algorithm="auto"`` before numba is loaded.
+"""Component roots and spanning forests with NumPy alone, for ``algorithm="auto"``
+before numba is loaded.
 
 Importing numba and loading concomp's cached kernels costs a fresh process more than
 half a second (``benchmarks/bench_first_call.py`` measures it as ``numba_floor``),
@@ -18,20 +19,32 @@ again. Parents only decrease and a root is always the smallest vertex of its tre
 the final roots are the smallest vertex ids of the components, exactly what the
 compiled kernels return. A round leaves as roots only those that no smaller root
 touches (in a path of roots, at most half of them); a run that needs more than
-:func:`round_limit` rounds stops and the compiled kernels take the graph.
+:func:`round_limit` rounds stops and the compiled kernels take the graph. For a
+spanning forest each root that hooks takes one edge to its smallest neighbouring root
+(the first such edge) and records it: every root hooks under a smaller one, so the
+recorded edges form no cycle, and the roots that remain are the components'.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import time
+from collections.abc import Iterator
 
 import numpy as np
 
 from ..graph import Graph
 
-__all__ = ["MAX_EDGES", "MAX_NODES", "RENT_SECONDS", "numpy_roots", "round_limit"]
+__all__ = [
+    "MAX_EDGES",
+    "MAX_NODES",
+    "RENT_SECONDS",
+    "numpy_forest",
+    "numpy_roots",
+    "round_limit",
+]
 
 #: Edges and vertices up to which ``auto`` may answer with NumPy (larger graphs load
 #: the compiled kernels at once: one NumPy run would cost as much as loading them).
@@ -64,14 +77,46 @@ def numpy_roots(graph: Graph) -> np.ndarray | None:
     >>> _roots(*Graph.from_edges([3, 1], [2, 0], num_nodes=5).coo(), 5).tolist()
     [0, 0, 2, 2, 4]
     """
-    global _spent
-    n, m = graph.num_nodes, graph.num_edges
-    if _KERNELS in sys.modules or _spent >= RENT_SECONDS or m > MAX_EDGES or n > MAX_NODES:
+    if not _open(graph):
         return None
+    with _rent():
+        return _roots(*_edges(graph), graph.num_nodes)
+
+
+def numpy_forest(graph: Graph) -> tuple[np.ndarray, int] | None:
+    """Ascending input edge ids of a spanning forest and the number of components, or
+    None where the compiled kernels should run (the gates of :func:`numpy_roots`).
+
+    Examples
+    --------
+    >>> from concomp._cpu.numpy_roots import _forest
+    >>> ids, count = _forest(np.array([0, 1, 0, 3]), np.array([1, 2, 2, 3]), 5)
+    >>> ids.tolist(), count  # vertex 2 hooks under 0, its smallest neighbouring root
+    ([0, 2], 3)
+    """
+    if not _open(graph):
+        return None
+    with _rent():
+        return _forest(*_edges(graph), graph.num_nodes)
+
+
+def _open(graph: Graph) -> bool:
+    """Whether NumPy may answer for ``graph`` (kernels not loaded, rent unspent, small)."""
+    return not (
+        _KERNELS in sys.modules
+        or _spent >= RENT_SECONDS
+        or graph.num_edges > MAX_EDGES
+        or graph.num_nodes > MAX_NODES
+    )
+
+
+@contextlib.contextmanager
+def _rent() -> Iterator[None]:
+    """Count the seconds of a NumPy run against :data:`RENT_SECONDS`."""
+    global _spent
     start = time.perf_counter()
     try:
-        src, dst = _edges(graph)
-        return _roots(src, dst, n)
+        yield
     finally:
         _spent += time.perf_counter() - start
 
@@ -97,9 +142,43 @@ def _roots(src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray | None:
         # only edges whose roots differ can change anything again
         u, v, pu, pv = u[apart], v[apart], pu[apart], pv[apart]
         np.minimum.at(parent, np.maximum(pu, pv), np.minimum(pu, pv))
-        while True:  # pointer jumping until every parent is a root
-            grand = parent[parent]
-            if np.array_equal(grand, parent):
-                break
-            parent = grand
+        parent = _jump(parent)
     return None
+
+
+def _forest(src: np.ndarray, dst: np.ndarray, n: int) -> tuple[np.ndarray, int] | None:
+    dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    parent = np.arange(n, dtype=dt)
+    u, v = src.astype(dt, copy=False), dst.astype(dt, copy=False)
+    ids = np.arange(u.shape[0], dtype=np.int64)
+    m = max(int(u.shape[0]), 1)
+    best = np.empty(n, np.int64)
+    hooks: list[np.ndarray] = []
+    for _ in range(round_limit(n)):
+        pu, pv = parent[u], parent[v]
+        apart = pu != pv
+        if not apart.any():
+            forest = np.sort(np.concatenate(hooks)) if hooks else np.zeros(0, np.int64)
+            return forest, n - int(forest.shape[0])
+        u, v, ids, pu, pv = u[apart], v[apart], ids[apart], pu[apart], pv[apart]
+        hi = np.maximum(pu, pv)
+        # each root's smallest neighbouring root, and the first edge that reaches it:
+        # one key per edge, smallest per root (m * n < 2**63 for the sizes allowed here)
+        key = np.minimum(pu, pv).astype(np.int64) * m + np.arange(u.shape[0])
+        best.fill(np.iinfo(np.int64).max)
+        np.minimum.at(best, hi, key)
+        roots = np.flatnonzero(best != np.iinfo(np.int64).max)
+        picked = best[roots]
+        parent[roots] = (picked // m).astype(dt)
+        hooks.append(ids[picked % m])
+        parent = _jump(parent)
+    return None
+
+
+def _jump(parent: np.ndarray) -> np.ndarray:
+    """Pointer jumping until every parent is a root."""
+    while True:
+        grand = parent[parent]
+        if np.array_equal(grand, parent):
+            return parent
+        parent = grand

@@ -32,7 +32,12 @@ from ..variants import Sampling, Variant
 from ._compat import cupy_or_raise
 from .components import count_roots, run_variant
 
-__all__ = ["records_forest", "spanning_forest_ids"]
+__all__ = ["auto_forest_ids", "records_forest", "spanning_forest_ids"]
+
+
+def auto_forest_ids(graph: Graph, options: Options) -> tuple[Any, int] | None:
+    """None: ``algorithm="auto"`` on the GPU always runs its auto variant."""
+    return None
 
 
 def records_forest(variant: Variant) -> bool:
