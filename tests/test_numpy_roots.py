@@ -1,8 +1,9 @@
 """The CPU engine's NumPy answer to ``algorithm="auto"`` before numba is loaded.
 
-The roots must be the compiled kernels' (smallest vertex id per component) and the
-forests spanning forests, on every zoo graph and high-diameter shape, for edge lists
-and CSR graphs, int32 and int64 ids; the gates (kernels loaded, size, seconds spent,
+The roots must be the compiled kernels' (smallest vertex id per component), the
+forests spanning forests and the minimum spanning forests Kruskal's edge sets, on
+every zoo graph and high-diameter shape, for edge lists and CSR graphs, int32 and int64
+ids; the gates (kernels loaded, size, seconds spent,
 rounds) must hand the graph to the compiled kernels; and a fresh process must answer
 its first small calls without numba.
 """
@@ -20,6 +21,7 @@ import pytest
 
 import concomp
 from concomp._cpu import numpy_roots as nr
+from concomp.options import DEFAULTS, Options
 from concomp.testing import assert_spanning_forest, graph_zoo
 from concomp.testing.adversarial import high_diameter_graphs
 from concomp.testing.oracles import reference_components
@@ -64,6 +66,47 @@ def test_forests_span_every_shape(name, dtype):
     assert_spanning_forest(concomp.Graph.from_edges(src, dst, num_nodes=n), forest)
 
 
+def _weights(kind, m, rng):
+    if kind == "none":
+        return None
+    if kind == "ties":
+        return rng.integers(0, 3, m)
+    if kind == "int":
+        return rng.integers(-(2**40), 2**40, m)
+    w = rng.standard_normal(m)
+    w[::7] = -0.0
+    w[::11] = np.inf
+    return w
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+@pytest.mark.parametrize("maximum", [False, True])
+def test_minimum_spanning_forests_are_kruskals_edge_sets(name, maximum):
+    from concomp._cpu.msf import weight_keys
+    from concomp._cpu.msf_kruskal import kruskal
+
+    src, dst, n = SHAPES[name]
+    rng = np.random.default_rng(len(name))
+    for kind in ("none", "ties", "int", "float"):
+        key = weight_keys(_weights(kind, src.shape[0], rng), src.shape[0], maximum)
+        for dtype in (np.int32, np.int64):
+            got = nr._msf(src.astype(dtype), dst.astype(dtype), key, n)
+            np.testing.assert_array_equal(got, kruskal(src, dst, key, n))
+
+
+def test_float_keys_of_numpy_and_the_kernel_agree(monkeypatch):
+    from concomp._cpu import msf
+
+    w = np.random.default_rng(1).standard_normal(5000)
+    w[::3] = -w[::3]
+    w[::13] = -0.0
+    w[::17] = np.inf
+    w[::19] = -np.inf
+    small = msf.weight_keys(w, w.shape[0])
+    monkeypatch.setattr(msf, "_NUMPY_KEYS_UP_TO", 0)
+    np.testing.assert_array_equal(small, msf.weight_keys(w, w.shape[0]))
+
+
 def test_small_csr_rows_expand_as_the_compiled_kernel_does(monkeypatch):
     from concomp import graph as graph_module
     from concomp._shared.csr import expand_rows
@@ -86,8 +129,8 @@ def test_csr_graphs_expand_their_rows_without_compiled_code(name, monkeypatch):
     csr = concomp.Graph.from_csr(indptr, indices)
     monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
     monkeypatch.setattr(nr, "_spent", 0.0)
-    np.testing.assert_array_equal(nr.numpy_roots(csr), _smallest_ids(src, dst, n))
-    ids, count = nr.numpy_forest(csr)
+    np.testing.assert_array_equal(nr.numpy_roots(csr, DEFAULTS), _smallest_ids(src, dst, n))
+    ids, count = nr.numpy_forest(csr, DEFAULTS)
     rows, cols = csr.coo()  # edge ids number the CSR's entries
     forest = concomp.SpanningForest(
         src=rows[ids], dst=cols[ids], edge_ids=ids, num_nodes=n, num_components=count
@@ -100,20 +143,26 @@ def test_gates_hand_the_graph_to_the_compiled_kernels(monkeypatch):
     g = concomp.Graph.from_edges(src, dst, num_nodes=n)
     monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
     monkeypatch.setattr(nr, "_spent", 0.0)
-    assert nr.numpy_roots(g) is not None
+    assert nr.numpy_roots(g, DEFAULTS) is not None
     assert nr._spent > 0.0  # the run's seconds are counted
     monkeypatch.setattr(nr, "_spent", nr.RENT_SECONDS)
-    assert nr.numpy_roots(g) is None  # the seconds are spent
+    assert nr.numpy_roots(g, DEFAULTS) is None  # the seconds are spent
     monkeypatch.setattr(nr, "_spent", 0.0)
     monkeypatch.setattr(nr, "MAX_EDGES", g.num_edges - 1)
-    assert nr.numpy_roots(g) is None  # too many edges
+    assert nr.numpy_roots(g, DEFAULTS) is None  # too many edges
     monkeypatch.setattr(nr, "MAX_EDGES", 1 << 20)
     monkeypatch.setattr(nr, "_KERNELS", "numpy")
-    assert nr.numpy_roots(g) is None  # "the kernels are loaded"
-    assert nr.numpy_forest(g) is None
+    assert nr.numpy_roots(g, DEFAULTS) is None  # "the kernels are loaded"
+    assert nr.numpy_forest(g, DEFAULTS) is None
     monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
     monkeypatch.setattr(nr, "_spent", nr.RENT_SECONDS)
-    assert nr.numpy_forest(g) is None
+    assert nr.numpy_forest(g, DEFAULTS) is None
+    assert nr.numpy_msf(g, np.zeros(g.num_edges, np.uint64), DEFAULTS) is None
+    monkeypatch.setattr(nr, "_spent", 0.0)
+    assert nr.numpy_msf(g, np.zeros(g.num_edges, np.uint64), DEFAULTS) is not None
+    off = Options(numpy_start=False)  # the option turns it off (warmup compiles this way)
+    assert nr.numpy_roots(g, off) is None and nr.numpy_forest(g, off) is None
+    assert nr.numpy_msf(g, np.zeros(g.num_edges, np.uint64), off) is None
 
 
 def test_a_run_past_its_round_limit_gives_up():
@@ -126,6 +175,7 @@ def test_a_run_past_its_round_limit_gives_up():
         nr.round_limit = lambda n: 1
         assert nr._roots(src, dst, 1 << 12) is None
         assert nr._forest(src, dst, 1 << 12) is None
+        assert nr._msf(src, dst, np.zeros(src.shape[0], np.uint64), 1 << 12) is None
     finally:
         nr.round_limit = limit
 
@@ -144,6 +194,9 @@ if mode == "auto":
     out["first"] = [int(count), labels.tolist(), "numba" in sys.modules]
     f = concomp.spanning_forest((src, dst), num_nodes=n, device="cpu")
     out["forest"] = [f.edge_ids.tolist(), f.num_components, "numba" in sys.modules]
+    w = rng.integers(0, 5, m)
+    msf = concomp.minimum_spanning_forest((src, dst), w, device="cpu")
+    out["msf"] = [msf.edge_ids.tolist(), "numba" in sys.modules]
     from concomp._cpu import numpy_roots as nr
     calls = 1
     while "numba" not in sys.modules and calls < 10000:
@@ -152,6 +205,9 @@ if mode == "auto":
     out["loaded_after"] = [calls, nr._spent >= nr.RENT_SECONDS]
     count, labels = concomp.connected_components((src, dst), num_nodes=n, device="cpu")
     out["compiled"] = [int(count), labels.tolist()]
+elif mode == "warmup":
+    concomp.warmup(device="cpu", what=["components", "forest", "msf"])
+    out["kernels_loaded"] = "concomp._cpu.unionfind" in sys.modules
 else:
     concomp.connected_components((src, dst), num_nodes=n, device="cpu", algorithm=mode)
     out["explicit_loads_numba"] = "numba" in sys.modules
@@ -186,6 +242,11 @@ def test_a_fresh_process_answers_small_calls_without_numba_until_the_rent_is_spe
         src=src[ids], dst=dst[ids], edge_ids=ids, num_nodes=20000, num_components=components
     )
     assert_spanning_forest(concomp.Graph.from_edges(src, dst, num_nodes=20000), forest)
+    msf_ids, numba_loaded = out["msf"]
+    assert not numba_loaded
+    w = rng.integers(0, 5, 60000)
+    want_msf = concomp.minimum_spanning_forest((src, dst), w, device="cpu", algorithm="kruskal")
+    assert msf_ids == want_msf.edge_ids.tolist()
     calls, spent = out["loaded_after"]
     assert calls > 1 and spent  # numba came in once the NumPy runs had cost RENT_SECONDS
     assert out["compiled"] == [want[0], want[1].tolist()]
@@ -193,3 +254,7 @@ def test_a_fresh_process_answers_small_calls_without_numba_until_the_rent_is_spe
 
 def test_an_explicit_algorithm_runs_its_compiled_kernels_at_once():
     assert _child("none-rem_cas-splice-coo")["explicit_loads_numba"]
+
+
+def test_warmup_compiles_the_kernels_rather_than_answering_with_numpy():
+    assert _child("warmup")["kernels_loaded"]

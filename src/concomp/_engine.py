@@ -38,7 +38,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "sampling_coverage",
     ),
     "forest": ("spanning_forest_ids", "auto_forest_ids", "records_forest"),
-    "msf": ("minimum_spanning_forest_ids", "msf_ids_by_position"),
+    "msf": ("minimum_spanning_forest_ids", "auto_msf_ids", "msf_ids_by_position"),
     "incremental": ("IncrementalEngine",),
     "streaming": (
         "Streamer",
@@ -123,6 +123,13 @@ def minimum_spanning_forest_ids(
     """Input edge ids of the minimum (maximum) spanning forest under the tie rule
     (weight, min(u, v), max(u, v), edge id); ``algorithm`` is "boruvka", "prim" or
     "kruskal"."""
+    raise NotImplementedError
+
+
+def auto_msf_ids(graph: Graph, maximum: bool, options: Options) -> Any:
+    """The forest :func:`minimum_spanning_forest_ids` returns, for ``algorithm="auto"``,
+    given without the engine's compiled kernels (the CPU engine: small graphs in NumPy
+    while its kernels are not loaded), or None."""
     raise NotImplementedError
 
 

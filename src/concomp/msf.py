@@ -213,6 +213,10 @@ def _engine(algorithm: str, dev: str, device: Any) -> str:
 def _run(run: Graph, algorithm: str, maximum: bool, dev: str, opts: Options) -> Any:
     """Input edge ids of the forest of ``run``, a graph on ``dev``'s device."""
     if algorithm == "auto":
+        quick = driver(dev, "msf", "auto_msf_ids")(run, maximum, opts)
+        if quick is not None:
+            log.debug("minimum_spanning_forest: auto -> the %s engine without its kernels", dev)
+            return quick
         algorithm = "boruvka" if dev == "gpu" else "kruskal"
     log.debug("minimum_spanning_forest: algorithm=%s device=%s %r", algorithm, dev, run)
     return driver(dev, "msf", "minimum_spanning_forest_ids")(run, algorithm, maximum, opts)

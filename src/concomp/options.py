@@ -77,6 +77,12 @@ class Options:
         graphs whose sampled edges mostly join nearby ids, and streams (whose
         edges are not known in advance); it links the others by id, which is
         faster on them.
+    numpy_start : bool
+        CPU ``algorithm="auto"`` (components, spanning forests, minimum spanning
+        forests): while the compiled kernels are not loaded, graphs of up to 2**20
+        vertices and edges are answered with NumPy, until those runs have cost half a
+        second in the process (:mod:`concomp._cpu.numpy_roots`). False always runs
+        the compiled kernels (:func:`concomp.warmup` does, to compile them).
     parallel_min_edges : int
         CPU: graphs with fewer edges than this run on one thread. Every phase
         (and every round of the round-based families: SV, Liu-Tarjan, Stergiou,
@@ -128,6 +134,7 @@ class Options:
     one_side_above_bytes: int | None = None
     capture_graphs: bool = True
     auto_small_entries: int = 4_000_000
+    numpy_start: bool = True
     parallel_min_edges: int = 1 << 14
     index_dtype: str | None = None
     link_order: str = "auto"

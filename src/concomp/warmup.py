@@ -100,8 +100,8 @@ def _option_sets(dev: str, dtype: np.dtype) -> list[Any]:
     from .options import Options
 
     index = "int64" if dtype == np.int64 else None
-    if dev == "cpu":
-        return [Options(index_dtype=index)]
+    if dev == "cpu":  # the compiled kernels, not the NumPy start of small graphs
+        return [Options(index_dtype=index, numpy_start=False)]
     return [
         Options(index_dtype=index),
         Options(index_dtype=index, auto_small_entries=0),
@@ -128,13 +128,15 @@ def _forest(dev: str, graphs: list) -> None:
 def _msf(dev: str, graphs: list) -> None:
     from ._input import as_graph
     from .msf import minimum_spanning_forest
+    from .options import Options
 
     rng = np.random.default_rng(1)
     for src, dst, n in graphs:
         m = src.shape[0]
         # narrow integer keys (packed Boruvka) and float64 (ranked edges)
         for w in (rng.integers(0, 1000, m, dtype=np.int64), rng.random(m)):
-            minimum_spanning_forest(as_graph((src, dst), n, weights=w), device=dev)
+            g = as_graph((src, dst), n, weights=w)
+            minimum_spanning_forest(g, device=dev, options=Options(numpy_start=False))
 
 
 def _incremental(dev: str, graphs: list) -> None:

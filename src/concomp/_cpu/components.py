@@ -57,7 +57,7 @@ def auto_roots(graph: Graph, options: Options) -> np.ndarray | None:
     """Roots for ``algorithm="auto"`` computed with NumPy while the compiled kernels
     are not loaded and the graph is small (:func:`concomp._cpu.numpy_roots.numpy_roots`
     has the rule); None where :func:`auto_variant` and :func:`component_roots` run."""
-    return numpy_roots(graph)
+    return numpy_roots(graph, options)
 
 
 def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Variant:

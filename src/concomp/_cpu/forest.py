@@ -37,7 +37,7 @@ def auto_forest_ids(graph: Graph, options: Options) -> tuple[np.ndarray, int] | 
     """A forest for ``algorithm="auto"`` computed with NumPy while the compiled kernels
     are not loaded and the graph is small (:func:`concomp._cpu.numpy_roots.numpy_forest`),
     or None where the auto variant runs."""
-    return numpy_forest(graph)
+    return numpy_forest(graph, options)
 
 
 def records_forest(variant: Variant) -> bool:

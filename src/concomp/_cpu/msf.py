@@ -25,28 +25,33 @@ live in :mod:`~concomp._cpu.msf_kruskal`, :mod:`~concomp._cpu.msf_boruvka` and
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
-from numba import prange
 
-from .._shared.threads import serialized
 from ..graph import Graph
 from ..options import Options
-from .msf_boruvka import boruvka
-from .msf_kruskal import kruskal, kruskal_by_position
-from .msf_prim import prim
+from .numpy_roots import numpy_msf, numpy_open
 
 __all__ = [
-    "boruvka",
-    "kruskal",
-    "kruskal_by_position",
+    "auto_msf_ids",
     "minimum_spanning_forest_ids",
-    "prim",
+    "msf_ids_by_position",
     "weight_keys",
 ]
 
 _SIGN = np.uint64(1 << 63)
 _EXACT_INT = float(2**53)
+#: Weights up to which float keys are made with NumPy (above it, a parallel kernel).
+_NUMPY_KEYS_UP_TO = 1 << 20
+
+
+def auto_msf_ids(graph: Graph, maximum: bool, options: Options) -> np.ndarray | None:
+    """The forest for ``algorithm="auto"`` computed with NumPy (Borůvka over the edges
+    sorted once by the tie rule) while the compiled kernels are not loaded and the
+    graph is small (:func:`concomp._cpu.numpy_roots.numpy_msf`), or None where Kruskal
+    runs. The tie rule makes it the same edge set."""
+    if not numpy_open(graph, options):
+        return None
+    return numpy_msf(graph, weight_keys(graph.weights, graph.num_edges, maximum), options)
 
 
 def minimum_spanning_forest_ids(
@@ -55,6 +60,10 @@ def minimum_spanning_forest_ids(
     """Ascending input edge ids of the minimum (``maximum``: maximum) spanning forest of a
     host graph, by ``algorithm`` ("boruvka", "prim" or "kruskal"), under the tie rule
     ``(weight, min(u, v), max(u, v), edge id)``."""
+    from .msf_boruvka import boruvka
+    from .msf_kruskal import kruskal
+    from .msf_prim import prim
+
     src, dst = graph.coo()
     key = weight_keys(graph.weights, graph.num_edges, maximum)
     if algorithm == "prim":
@@ -68,6 +77,8 @@ def msf_ids_by_position(
 ) -> np.ndarray:
     """Ascending positions of the minimum spanning forest of the edges ``(src, dst)``
     under SciPy's tie rule (weight, then position): ``concomp.csgraph``'s order."""
+    from .msf_kruskal import kruskal_by_position
+
     return kruskal_by_position(weight_keys(weights, weights.shape[0]), src, dst, n)
 
 
@@ -90,18 +101,13 @@ def weight_keys(weights: np.ndarray | None, m: int, maximum: bool = False) -> np
         w = weights.astype(np.float64, copy=False)
         if bool(np.all(np.abs(w) < _EXACT_INT)) and bool(np.all(w == np.floor(w))):
             key = w.astype(np.int64).view(np.uint64) ^ _SIGN
+        elif w.shape[0] <= _NUMPY_KEYS_UP_TO:
+            bits = (w + 0.0).view(np.uint64)  # + 0.0 maps -0.0 to +0.0
+            key = np.where(bits >> np.uint64(63), ~bits, bits | _SIGN)
         else:
-            key = _float_keys((w + 0.0).view(np.uint64))  # + 0.0 maps -0.0 to +0.0
+            from .msf_common import float_keys
+
+            key = float_keys((w + 0.0).view(np.uint64))
     if maximum:
         np.invert(key, out=key)
     return key
-
-
-@serialized
-@nb.njit(parallel=True, cache=True)
-def _float_keys(bits):
-    out = np.empty(bits.shape[0], dtype=np.uint64)
-    for i in prange(bits.shape[0]):
-        b = bits[i]
-        out[i] = ~b if b >> np.uint64(63) else b | np.uint64(1 << 63)
-    return out

@@ -52,3 +52,15 @@ def _find(parent, x):
         parent[x] = parent[parent[x]]
         x = parent[x]
     return x
+
+
+@serialized
+@nb.njit(parallel=True, cache=True)
+def float_keys(bits):
+    """Unsigned keys in the order of the float64 values whose bits are ``bits``
+    (negative values: all bits flipped; others: the sign bit set)."""
+    out = np.empty(bits.shape[0], dtype=np.uint64)
+    for i in prange(bits.shape[0]):
+        b = bits[i]
+        out[i] = ~b if b >> np.uint64(63) else b | np.uint64(1 << 63)
+    return out

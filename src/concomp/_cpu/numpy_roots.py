@@ -1,5 +1,5 @@
-"""Component roots and spanning forests with NumPy alone, for ``algorithm="auto"``
-before numba is loaded.
+"""Component roots, spanning forests and minimum spanning forests with NumPy alone,
+for ``algorithm="auto"`` before numba is loaded.
 
 Importing numba and loading concomp's cached kernels costs a fresh process more than
 half a second (``benchmarks/bench_first_call.py`` measures it as ``numba_floor``),
@@ -22,7 +22,11 @@ touches (in a path of roots, at most half of them); a run that needs more than
 :func:`round_limit` rounds stops and the compiled kernels take the graph. For a
 spanning forest each root that hooks takes one edge to its smallest neighbouring root
 (the first such edge) and records it: every root hooks under a smaller one, so the
-recorded edges form no cycle, and the roots that remain are the components'.
+recorded edges form no cycle, and the roots that remain are the components'. A
+minimum spanning forest is Borůvka's: the edges are sorted once by the tie rule
+``(weight key, min(u, v), max(u, v), edge id)``, a strict total order, so each
+component's first edge leaving it belongs to the unique forest (the cut property);
+those edges join components (a components run on them), until no edge leaves one.
 """
 
 from __future__ import annotations
@@ -36,12 +40,15 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..graph import Graph
+from ..options import Options
 
 __all__ = [
     "MAX_EDGES",
     "MAX_NODES",
     "RENT_SECONDS",
     "numpy_forest",
+    "numpy_msf",
+    "numpy_open",
     "numpy_roots",
     "round_limit",
 ]
@@ -64,11 +71,12 @@ def round_limit(n: int) -> int:
     return 2 * math.ceil(math.log2(n + 1)) + 8
 
 
-def numpy_roots(graph: Graph) -> np.ndarray | None:
+def numpy_roots(graph: Graph, options: Options) -> np.ndarray | None:
     """Smallest vertex id of each vertex's component, or None where the compiled
-    kernels should run instead: they are loaded already, the graph is larger than
-    :data:`MAX_EDGES` / :data:`MAX_NODES`, the NumPy runs of this process have spent
-    :data:`RENT_SECONDS`, or this run needs more than :func:`round_limit` rounds.
+    kernels should run instead: they are loaded already, ``options.numpy_start`` is
+    False, the graph is larger than :data:`MAX_EDGES` / :data:`MAX_NODES`, the NumPy runs
+    of this process have spent :data:`RENT_SECONDS`, or this run needs more than
+    :func:`round_limit` rounds.
 
     Examples
     --------
@@ -77,13 +85,13 @@ def numpy_roots(graph: Graph) -> np.ndarray | None:
     >>> _roots(*Graph.from_edges([3, 1], [2, 0], num_nodes=5).coo(), 5).tolist()
     [0, 0, 2, 2, 4]
     """
-    if not _open(graph):
+    if not numpy_open(graph, options):
         return None
     with _rent():
         return _roots(*_edges(graph), graph.num_nodes)
 
 
-def numpy_forest(graph: Graph) -> tuple[np.ndarray, int] | None:
+def numpy_forest(graph: Graph, options: Options) -> tuple[np.ndarray, int] | None:
     """Ascending input edge ids of a spanning forest and the number of components, or
     None where the compiled kernels should run (the gates of :func:`numpy_roots`).
 
@@ -94,16 +102,38 @@ def numpy_forest(graph: Graph) -> tuple[np.ndarray, int] | None:
     >>> ids.tolist(), count  # vertex 2 hooks under 0, its smallest neighbouring root
     ([0, 2], 3)
     """
-    if not _open(graph):
+    if not numpy_open(graph, options):
         return None
     with _rent():
         return _forest(*_edges(graph), graph.num_nodes)
 
 
-def _open(graph: Graph) -> bool:
-    """Whether NumPy may answer for ``graph`` (kernels not loaded, rent unspent, small)."""
+def numpy_msf(graph: Graph, key: np.ndarray, options: Options) -> np.ndarray | None:
+    """Ascending input edge ids of the minimum spanning forest under the tie rule
+    ``(key, min(u, v), max(u, v), edge id)`` (``key``: unsigned weight keys, one per
+    edge), or None where the compiled kernels should run (the gates of
+    :func:`numpy_roots`).
+
+    Examples
+    --------
+    >>> from concomp._cpu.numpy_roots import _msf
+    >>> key = np.array([3, 1, 2, 0], np.uint64)
+    >>> _msf(np.array([0, 1, 0, 3]), np.array([1, 2, 2, 3]), key, 4).tolist()
+    [1, 2]
+    """
+    if not numpy_open(graph, options):
+        return None
+    with _rent():
+        src, dst = _edges(graph)
+        return _msf(src, dst, key, graph.num_nodes)
+
+
+def numpy_open(graph: Graph, options: Options) -> bool:
+    """Whether NumPy may answer for ``graph`` (kernels not loaded, rent unspent, small,
+    ``options.numpy_start``)."""
     return not (
-        _KERNELS in sys.modules
+        not options.numpy_start
+        or _KERNELS in sys.modules
         or _spent >= RENT_SECONDS
         or graph.num_edges > MAX_EDGES
         or graph.num_nodes > MAX_NODES
@@ -172,6 +202,36 @@ def _forest(src: np.ndarray, dst: np.ndarray, n: int) -> tuple[np.ndarray, int] 
         parent[roots] = (picked // m).astype(dt)
         hooks.append(ids[picked % m])
         parent = _jump(parent)
+    return None
+
+
+def _msf(src: np.ndarray, dst: np.ndarray, key: np.ndarray, n: int) -> np.ndarray | None:
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    ids = np.flatnonzero(lo != hi)  # a self loop is in no forest
+    # the tie rule's order; lexsort is stable, so equal (key, lo, hi) stay in id order
+    ends = lo[ids].astype(np.int64) * n + hi[ids]
+    ids = ids[np.lexsort((ends, key[ids]))]
+    u, v = src[ids], dst[ids]
+    comp = np.arange(n, dtype=np.int64)
+    none = np.iinfo(np.int64).max
+    first = np.empty(n, np.int64)
+    chosen: list[np.ndarray] = []
+    for _ in range(round_limit(n)):
+        cu, cv = comp[u], comp[v]
+        apart = cu != cv
+        if not apart.any():
+            return np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, np.int64)
+        u, v, ids, cu, cv = u[apart], v[apart], ids[apart], cu[apart], cv[apart]
+        at = np.arange(u.shape[0])  # positions stay in the tie rule's order
+        first.fill(none)
+        np.minimum.at(first, cu, at)
+        np.minimum.at(first, cv, at)
+        picked = np.unique(first[first != none])
+        chosen.append(ids[picked])
+        joined = _roots(cu[picked], cv[picked], n)
+        if joined is None:
+            return None
+        comp = joined[comp]
     return None
 
 

@@ -28,7 +28,7 @@ from .kernels import grid_for as _grid
 from .msf_rank import msf_kernel, rank_edges, weight_keys
 from .rows import row_pointer
 
-__all__ = ["PrimLists", "minimum_spanning_forest_ids", "msf_edge_ids", "prim"]
+__all__ = ["PrimLists", "auto_msf_ids", "minimum_spanning_forest_ids", "msf_edge_ids", "prim"]
 
 
 class PrimLists(NamedTuple):
@@ -163,6 +163,11 @@ def _index_dtype(n: int, m: int, forced: Any) -> np.dtype:
     if forced is None or np.dtype(forced).itemsize < own.itemsize:
         return own
     return np.dtype(forced)
+
+
+def auto_msf_ids(graph: Graph, maximum: bool, options: Options) -> Any:
+    """None: ``algorithm="auto"`` on the GPU always runs Borůvka's kernels."""
+    return None
 
 
 def minimum_spanning_forest_ids(
