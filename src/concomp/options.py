@@ -81,7 +81,7 @@ class Options:
         CPU ``algorithm="auto"`` (components, spanning forests, minimum spanning
         forests): while the compiled kernels are not loaded, graphs of up to 2**20
         vertices and edges are answered with NumPy, until those runs have cost half a
-        second in the process (:mod:`concomp._cpu.numpy_roots`). False always runs
+        second in the process (:mod:`concomp._cpu.numpy_start`). False always runs
         the compiled kernels (:func:`concomp.warmup` does, to compile them).
     parallel_min_edges : int
         CPU: graphs with fewer edges than this run on one thread. Every phase

@@ -5,7 +5,7 @@ array whose entry ``v`` is the smallest vertex id of ``v``'s component. Union-fi
 variants run with the rule :func:`~concomp._cpu.rules.unite_for` picks from the
 registry (:mod:`~concomp._cpu.unionfind`); the other families and Stages in
 :mod:`~concomp._cpu.families`. ``auto_roots`` answers small graphs with NumPy while
-the compiled kernels are not loaded (:mod:`~concomp._cpu.numpy_roots`).
+the compiled kernels are not loaded (:mod:`~concomp._cpu.numpy_start`).
 
 Importing this module loads no numba: the modules with compiled kernels are imported
 where they are used, so a first small call can skip them.
@@ -21,7 +21,7 @@ from .._shared.locality import LOCAL_SHARE, host_local_share
 from ..graph import Graph
 from ..options import Options
 from ..variants import Finish, Layout, Sampling, Variant
-from .numpy_roots import numpy_roots
+from .numpy_start import numpy_roots
 
 __all__ = [
     "auto_roots",
@@ -55,7 +55,7 @@ def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndar
 
 def auto_roots(graph: Graph, options: Options) -> np.ndarray | None:
     """Roots for ``algorithm="auto"`` computed with NumPy while the compiled kernels
-    are not loaded and the graph is small (:func:`concomp._cpu.numpy_roots.numpy_roots`
+    are not loaded and the graph is small (:func:`concomp._cpu.numpy_start.numpy_roots`
     has the rule); None where :func:`auto_variant` and :func:`component_roots` run."""
     return numpy_roots(graph, options)
 

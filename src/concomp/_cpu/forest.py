@@ -28,14 +28,14 @@ from .. import _rules
 from ..graph import Graph
 from ..options import Options
 from ..variants import Sampling, Variant
-from .numpy_roots import numpy_forest
+from .numpy_start import numpy_forest
 
 __all__ = ["auto_forest_ids", "records_forest", "spanning_forest_ids"]
 
 
 def auto_forest_ids(graph: Graph, options: Options) -> tuple[np.ndarray, int] | None:
     """A forest for ``algorithm="auto"`` computed with NumPy while the compiled kernels
-    are not loaded and the graph is small (:func:`concomp._cpu.numpy_roots.numpy_forest`),
+    are not loaded and the graph is small (:func:`concomp._cpu.numpy_start.numpy_forest`),
     or None where the auto variant runs."""
     return numpy_forest(graph, options)
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..options import Options
-from .numpy_roots import numpy_msf, numpy_open
+from .numpy_start import numpy_msf, numpy_open
 
 __all__ = [
     "auto_msf_ids",
@@ -47,7 +47,7 @@ _NUMPY_KEYS_UP_TO = 1 << 20
 def auto_msf_ids(graph: Graph, maximum: bool, options: Options) -> np.ndarray | None:
     """The forest for ``algorithm="auto"`` computed with NumPy (Borůvka over the edges
     sorted once by the tie rule) while the compiled kernels are not loaded and the
-    graph is small (:func:`concomp._cpu.numpy_roots.numpy_msf`), or None where Kruskal
+    graph is small (:func:`concomp._cpu.numpy_start.numpy_msf`), or None where Kruskal
     runs. The tie rule makes it the same edge set."""
     if not numpy_open(graph, options):
         return None

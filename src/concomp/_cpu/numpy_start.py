@@ -81,7 +81,7 @@ def numpy_roots(graph: Graph, options: Options) -> np.ndarray | None:
     Examples
     --------
     >>> from concomp import Graph
-    >>> from concomp._cpu.numpy_roots import _roots
+    >>> from concomp._cpu.numpy_start import _roots
     >>> _roots(*Graph.from_edges([3, 1], [2, 0], num_nodes=5).coo(), 5).tolist()
     [0, 0, 2, 2, 4]
     """
@@ -97,7 +97,7 @@ def numpy_forest(graph: Graph, options: Options) -> tuple[np.ndarray, int] | Non
 
     Examples
     --------
-    >>> from concomp._cpu.numpy_roots import _forest
+    >>> from concomp._cpu.numpy_start import _forest
     >>> ids, count = _forest(np.array([0, 1, 0, 3]), np.array([1, 2, 2, 3]), 5)
     >>> ids.tolist(), count  # vertex 2 hooks under 0, its smallest neighbouring root
     ([0, 2], 3)
@@ -116,7 +116,7 @@ def numpy_msf(graph: Graph, key: np.ndarray, options: Options) -> np.ndarray | N
 
     Examples
     --------
-    >>> from concomp._cpu.numpy_roots import _msf
+    >>> from concomp._cpu.numpy_start import _msf
     >>> key = np.array([3, 1, 2, 0], np.uint64)
     >>> _msf(np.array([0, 1, 0, 3]), np.array([1, 2, 2, 3]), key, 4).tolist()
     [1, 2]

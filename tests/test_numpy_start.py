@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import concomp
-from concomp._cpu import numpy_roots as nr
+from concomp._cpu import numpy_start as nr
 from concomp.options import DEFAULTS, Options
 from concomp.testing import assert_spanning_forest, graph_zoo
 from concomp.testing.adversarial import high_diameter_graphs
@@ -197,7 +197,7 @@ if mode == "auto":
     w = rng.integers(0, 5, m)
     msf = concomp.minimum_spanning_forest((src, dst), w, device="cpu")
     out["msf"] = [msf.edge_ids.tolist(), "numba" in sys.modules]
-    from concomp._cpu import numpy_roots as nr
+    from concomp._cpu import numpy_start as nr
     calls = 1
     while "numba" not in sys.modules and calls < 10000:
         concomp.connected_components((src, dst), num_nodes=n, device="cpu")
