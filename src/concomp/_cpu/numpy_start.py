@@ -188,7 +188,7 @@ def _forest(src: np.ndarray, dst: np.ndarray, n: int) -> tuple[np.ndarray, int] 
         pu, pv = parent[u], parent[v]
         apart = pu != pv
         if not apart.any():
-            forest = np.sort(np.concatenate(hooks)) if hooks else np.zeros(0, np.int64)
+            forest = _ascending(hooks)
             return forest, n - int(forest.shape[0])
         u, v, ids, pu, pv = u[apart], v[apart], ids[apart], pu[apart], pv[apart]
         hi = np.maximum(pu, pv)
@@ -220,7 +220,7 @@ def _msf(src: np.ndarray, dst: np.ndarray, key: np.ndarray, n: int) -> np.ndarra
         cu, cv = comp[u], comp[v]
         apart = cu != cv
         if not apart.any():
-            return np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, np.int64)
+            return _ascending(chosen)
         u, v, ids, cu, cv = u[apart], v[apart], ids[apart], cu[apart], cv[apart]
         at = np.arange(u.shape[0])  # positions stay in the tie rule's order
         first.fill(none)
@@ -233,6 +233,11 @@ def _msf(src: np.ndarray, dst: np.ndarray, key: np.ndarray, n: int) -> np.ndarra
             return None
         comp = joined[comp]
     return None
+
+
+def _ascending(parts: list[np.ndarray]) -> np.ndarray:
+    """The edge ids picked round by round, ascending (int64)."""
+    return np.sort(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
 
 
 def _jump(parent: np.ndarray) -> np.ndarray:
