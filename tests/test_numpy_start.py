@@ -10,6 +10,7 @@ its first small calls without numba.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -165,6 +166,55 @@ def test_gates_hand_the_graph_to_the_compiled_kernels(monkeypatch):
     assert nr.numpy_msf(g, np.zeros(g.num_edges, np.uint64), off) is None
 
 
+def _stream(src, dst, n, cuts, options=DEFAULTS):
+    """A CPU Streamer fed the edges in chunks ending at ``cuts``; the engine and roots."""
+    from concomp._cpu.streaming import Streamer, default_variant
+
+    eng = Streamer(n, default_variant(), options)
+    for a, b in itertools.pairwise([0, *cuts, src.shape[0]]):
+        eng.add(src[a:b], dst[a:b], lambda lo, hi: None)
+    return eng, eng.roots()
+
+
+@pytest.mark.parametrize("name", ["gnm_3000_12000", "hd_path_descending", "star_tail", "empty"])
+@pytest.mark.parametrize("given_n", [True, False])
+def test_a_stream_starts_with_numpy_and_switches_to_the_kernels(name, given_n, monkeypatch):
+    """Chunks go through NumPy while the gates are open; a chunk they close on (here:
+    too many edges) switches the stream to the kernels, which take the parents as
+    they are; the roots are the smallest ids either way."""
+    src, dst, n = SHAPES[name]
+    want = _smallest_ids(src, dst, n)
+    monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
+    monkeypatch.setattr(nr, "_spent", 0.0)
+    quarters = [src.shape[0] * k // 4 for k in (1, 2, 3)]
+    eng, roots = _stream(src, dst, n if given_n else None, quarters)
+    assert eng.numpy
+    top = int(max(src.max(), dst.max())) + 1 if src.size else 0
+    assert roots.shape[0] == (n if given_n else top)
+    np.testing.assert_array_equal(roots, want[: roots.shape[0]])
+    # a first chunk of 8 edges through NumPy, then one the gates refuse: the kernels
+    monkeypatch.setattr(nr, "MAX_EDGES", 8)
+    eng, roots = _stream(src, dst, n, [min(8, src.shape[0])])
+    assert eng.numpy == (src.shape[0] <= 8)
+    np.testing.assert_array_equal(roots, want)
+    monkeypatch.setattr(nr, "MAX_EDGES", 1 << 20)
+    eng, roots = _stream(src, dst, n, quarters, Options(numpy_start=False))
+    assert not eng.numpy
+    np.testing.assert_array_equal(roots, want)
+
+
+def test_a_stream_chunk_past_the_round_limit_goes_to_the_kernels(monkeypatch):
+    rng = np.random.default_rng(3)
+    order = rng.permutation(1 << 12)
+    src, dst, n = order[:-1], order[1:], 1 << 12
+    monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
+    monkeypatch.setattr(nr, "_spent", 0.0)
+    monkeypatch.setattr(nr, "round_limit", lambda n: 1)
+    eng, roots = _stream(src, dst, n, [src.shape[0] // 2])
+    assert not eng.numpy
+    np.testing.assert_array_equal(roots, _smallest_ids(src, dst, n))
+
+
 def test_a_run_past_its_round_limit_gives_up():
     rng = np.random.default_rng(0)
     order = rng.permutation(1 << 12)  # a path with shuffled ids needs several rounds
@@ -197,6 +247,9 @@ if mode == "auto":
     w = rng.integers(0, 5, m)
     msf = concomp.minimum_spanning_forest((src, dst), w, device="cpu")
     out["msf"] = [msf.edge_ids.tolist(), "numba" in sys.modules]
+    pieces = [(src[:30000], dst[:30000]), (src[30000:], dst[30000:])]
+    count, labels = concomp.stream_components(pieces, device="cpu")
+    out["stream"] = [int(count), labels.tolist(), "numba" in sys.modules]
     from concomp._cpu import numpy_start as nr
     calls = 1
     while "numba" not in sys.modules and calls < 10000:
@@ -205,9 +258,12 @@ if mode == "auto":
     out["loaded_after"] = [calls, nr._spent >= nr.RENT_SECONDS]
     count, labels = concomp.connected_components((src, dst), num_nodes=n, device="cpu")
     out["compiled"] = [int(count), labels.tolist()]
-elif mode == "warmup":
-    concomp.warmup(device="cpu", what=["components", "forest", "msf"])
-    out["kernels_loaded"] = "concomp._cpu.unionfind" in sys.modules
+elif mode.startswith("warmup"):
+    concomp.warmup(device="cpu", what=[mode.split(":")[1]])
+    out["loaded"] = sorted(k for k in sys.modules if k.startswith("concomp._cpu."))
+elif mode == "stream-explicit":
+    concomp.stream_components([(src, dst)], n, device="cpu", algorithm="none-rem_cas-splice-coo")
+    out["explicit_loads_numba"] = "numba" in sys.modules
 else:
     concomp.connected_components((src, dst), num_nodes=n, device="cpu", algorithm=mode)
     out["explicit_loads_numba"] = "numba" in sys.modules
@@ -247,14 +303,26 @@ def test_a_fresh_process_answers_small_calls_without_numba_until_the_rent_is_spe
     w = rng.integers(0, 5, 60000)
     want_msf = concomp.minimum_spanning_forest((src, dst), w, device="cpu", algorithm="kruskal")
     assert msf_ids == want_msf.edge_ids.tolist()
+    count, labels, numba_loaded = out["stream"]
+    assert not numba_loaded and count == want[0] and labels == want[1].tolist()
     calls, spent = out["loaded_after"]
     assert calls > 1 and spent  # numba came in once the NumPy runs had cost RENT_SECONDS
     assert out["compiled"] == [want[0], want[1].tolist()]
 
 
-def test_an_explicit_algorithm_runs_its_compiled_kernels_at_once():
-    assert _child("none-rem_cas-splice-coo")["explicit_loads_numba"]
+@pytest.mark.parametrize("mode", ["none-rem_cas-splice-coo", "stream-explicit"])
+def test_an_explicit_algorithm_runs_its_compiled_kernels_at_once(mode):
+    assert _child(mode)["explicit_loads_numba"]
 
 
-def test_warmup_compiles_the_kernels_rather_than_answering_with_numpy():
-    assert _child("warmup")["kernels_loaded"]
+@pytest.mark.parametrize(
+    "what, kernels",
+    [
+        ("components", "unionfind"),
+        ("forest", "unionfind"),
+        ("msf", "msf_kruskal"),
+        ("streaming", "unionfind"),
+    ],
+)
+def test_warmup_compiles_the_kernels_rather_than_answering_with_numpy(what, kernels):
+    assert f"concomp._cpu.{kernels}" in _child(f"warmup:{what}")["loaded"]

@@ -159,6 +159,8 @@ def stream_components(
         opts = opts.with_(chunk_edges=max(slot, 256))
     dev = _choose_device(chunks, device)
     variant = streaming_variant(algorithm, dev)
+    if resolve_variant(algorithm) is not None:  # a named variant runs its compiled kernels
+        opts = opts.with_(numpy_start=False)
     log.debug("stream_components: %s on %s", variant, dev)
     engine = driver(dev, "streaming", "Streamer")(n, variant, opts, max_device_bytes=budget)
     all_on_device = None

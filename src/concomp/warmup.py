@@ -152,11 +152,14 @@ def _incremental(dev: str, graphs: list) -> None:
 
 
 def _streaming(dev: str, graphs: list) -> None:
+    from .options import Options
     from .streaming import stream_components
 
+    opts = Options(numpy_start=False)  # the compiled kernels, not the NumPy start
     for src, dst, n in graphs:
         half = src.shape[0] // 2
-        stream_components([(src[:half], dst[:half]), (src[half:], dst[half:])], n, device=dev)
+        pieces = [(src[:half], dst[:half]), (src[half:], dst[half:])]
+        stream_components(pieces, n, device=dev, options=opts)
 
 
 _RUNS: dict[str, Callable[[str, list], None]] = {

@@ -51,6 +51,8 @@ __all__ = [
     "numpy_open",
     "numpy_roots",
     "round_limit",
+    "stream_open",
+    "unite_chunk",
 ]
 
 #: Edges and vertices up to which ``auto`` may answer with NumPy (larger graphs load
@@ -160,9 +162,36 @@ def _edges(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
     return rows, indices
 
 
+def stream_open(nodes: int, edges: int, options: Options) -> bool:
+    """Whether NumPy may unite a stream's chunk of ``edges`` edges into labels of
+    ``nodes`` vertices (the gates of :func:`numpy_roots`)."""
+    return not (
+        not options.numpy_start
+        or _KERNELS in sys.modules
+        or _spent >= RENT_SECONDS
+        or edges > MAX_EDGES
+        or nodes > MAX_NODES
+    )
+
+
+def unite_chunk(parent: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """``parent`` (every entry a root, each root the smallest vertex of its tree) with the
+    edges ``(src, dst)`` united in and every entry a root again, or None if the run
+    passed its round limit. ``parent`` may be changed in place either way, and remains a
+    forest whose parents are smaller than their children, so the compiled kernels can
+    unite the chunk into it from there."""
+    with _rent():
+        return _hook(parent, src, dst)
+
+
 def _roots(src: np.ndarray, dst: np.ndarray, n: int) -> np.ndarray | None:
     dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
-    parent = np.arange(n, dtype=dt)
+    return _hook(np.arange(n, dtype=dt), src, dst)
+
+
+def _hook(parent: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    n = int(parent.shape[0])
+    dt = parent.dtype
     u, v = src.astype(dt, copy=False), dst.astype(dt, copy=False)
     for _ in range(round_limit(n)):
         pu, pv = parent[u], parent[v]

@@ -7,6 +7,12 @@ the vertex count is not known in advance the array grows geometrically, new slot
 starting as singletons. The staging primitives both engines use live in
 :mod:`concomp._shared.staging`.
 
+A stream with the default variant starts with NumPy while the compiled kernels are
+not loaded (:mod:`concomp._cpu.numpy_start`): small chunks are united by hooking roots
+under smaller roots, which keeps every entry a root; the first chunk that the NumPy
+start does not take (too large, the rent spent, a round limit) switches the stream to
+the kernels, which take the parent array as it is.
+
 The engine contract's ``streaming`` module (:mod:`concomp._engine`); the CPU
 engine has no ``components_out_of_core`` (see ``concomp._cpu.UNSUPPORTED``).
 """
@@ -23,8 +29,7 @@ from ..graph import Graph
 from ..options import Options
 from ..variants import Finish, Layout, Sampling, Variant
 from .components import canonical_labels
-from .rules import aux_for, unite_for
-from .unionfind import coo_unite, flatten, rename_to_min
+from .numpy_start import stream_open, unite_chunk
 
 __all__ = ["Streamer", "default_variant", "fits_in_memory", "stream_labels"]
 
@@ -68,12 +73,24 @@ class Streamer:
         self.int32_ids = min(options.int32_ids, INT32_IDS)
         dt = index_dtype or (np.int32 if self.n - 1 <= self.int32_ids else np.int64)
         self.p = np.arange(max(self.n, 16), dtype=dt)
-        self.unite = unite_for(variant.finish, variant.compress)
-        self.aux = aux_for(variant.finish, self.p.shape[0])
+        self.variant, self.options = variant, options
         self.reroots = union_rule(variant.finish).reroots
         self._no_hook = np.zeros(1, np.int64)
         self.chunks = 0
         self.edges = 0
+        # the NumPy start: the default variant's stream, until a chunk it does not take
+        self.numpy = variant == default_variant() and stream_open(self.n, 0, options)
+        self.aux = np.zeros(0, np.int32)
+        if not self.numpy:
+            self._load_kernels()
+
+    def _load_kernels(self) -> None:
+        """Switch to the compiled rule (the parent array carries over as it is)."""
+        from .rules import aux_for, unite_for
+
+        self.numpy = False
+        self.unite = unite_for(self.variant.finish, self.variant.compress)
+        self.aux = aux_for(self.variant.finish, self.p.shape[0])
 
     def ensure_nodes(self, n: int) -> None:
         """Make ids ``0 .. n-1`` valid (a chunk's declared vertex count, say)."""
@@ -94,9 +111,18 @@ class Streamer:
         # one label type, contiguous: the union loop compiles for two signatures only
         dt = self.p.dtype
         src, dst = np.ascontiguousarray(src, dt), np.ascontiguousarray(dst, dt)
-        coo_unite(self.p, self.aux, src, dst, -1, self._no_hook, False, self.unite)
         self.chunks += 1
         self.edges += int(src.shape[0])
+        if self.numpy and stream_open(self.n, int(src.shape[0]), self.options):
+            united = unite_chunk(self.p, src, dst)
+            if united is not None:
+                self.p = united
+                return
+        if self.numpy:
+            self._load_kernels()
+        from .unionfind import coo_unite
+
+        coo_unite(self.p, self.aux, src, dst, -1, self._no_hook, False, self.unite)
 
     def add_csr(self, indptr: np.ndarray, indices: np.ndarray, check: RangeCheck) -> None:
         """Unite the edges of a CSR (row ``r`` to ``indices[indptr[r]:indptr[r + 1]]``).
@@ -104,6 +130,8 @@ class Streamer:
         ``indptr`` is a valid row pointer (checked by the caller); ``check(lo, hi)``
         raises for column ids out of range.
         """
+        if self.numpy:
+            self._load_kernels()
         rows = int(indptr.shape[0]) - 1
         self.ensure_nodes(rows)
         m = int(indices.shape[0])
@@ -122,6 +150,10 @@ class Streamer:
     def roots(self) -> np.ndarray:
         """Smallest vertex id of each vertex's component, for ids ``0 .. n-1``."""
         p = self.p[: self.n]
+        if self.numpy:  # every entry is a root already, the smallest of its component
+            return p
+        from .unionfind import flatten, rename_to_min
+
         flatten(p)
         if self.reroots:  # JTB links by a random order: name each root by its minimum
             p = p.copy()
@@ -137,7 +169,7 @@ class Streamer:
             # geometric growth: a stream of slowly rising ids costs O(n) copies in all
             new_cap = max(need, 2 * cap)
             p = np.concatenate([p, np.arange(cap, new_cap, dtype=p.dtype)])
-            if self.aux.shape[0] > 1:  # the rule's hooks or locks: new slots start free
+            if not self.numpy and self.aux.shape[0] > 1:  # the rule's hooks or locks: free
                 self.aux = np.concatenate([self.aux, np.zeros(new_cap - cap, np.int32)])
         self.p = p
 
