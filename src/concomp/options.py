@@ -79,10 +79,11 @@ class Options:
         faster on them.
     numpy_start : bool
         CPU ``algorithm="auto"`` (components, spanning forests, minimum spanning
-        forests): while the compiled kernels are not loaded, graphs of up to 2**20
-        vertices and edges are answered with NumPy, until those runs have cost half a
-        second in the process (:mod:`concomp._cpu.numpy_start`). False always runs
-        the compiled kernels (:func:`concomp.warmup` does, to compile them).
+        forests, streams): while the compiled kernels are not loaded, graphs (and
+        stream chunks) of up to 2**20 vertices and edges are answered with NumPy,
+        until those runs have cost half a second in the process
+        (:mod:`concomp._cpu.numpy_start`). False always runs the compiled kernels
+        (:func:`concomp.warmup` does, to compile them).
     parallel_min_edges : int
         CPU: graphs with fewer edges than this run on one thread. Every phase
         (and every round of the round-based families: SV, Liu-Tarjan, Stergiou,

@@ -1,5 +1,5 @@
-"""Component roots, spanning forests and minimum spanning forests with NumPy alone,
-for ``algorithm="auto"`` before numba is loaded.
+"""Component roots, spanning forests, minimum spanning forests and stream chunks with
+NumPy alone, for ``algorithm="auto"`` before numba is loaded.
 
 Importing numba and loading concomp's cached kernels costs a fresh process more than
 half a second (``benchmarks/bench_first_call.py`` measures it as ``numba_floor``),
