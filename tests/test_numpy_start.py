@@ -161,6 +161,9 @@ def test_gates_hand_the_graph_to_the_compiled_kernels(monkeypatch):
     assert nr.numpy_msf(g, np.zeros(g.num_edges, np.uint64), DEFAULTS) is None
     monkeypatch.setattr(nr, "_spent", 0.0)
     assert nr.numpy_msf(g, np.zeros(g.num_edges, np.uint64), DEFAULTS) is not None
+    monkeypatch.setattr(nr, "MSF_MAX_EDGES", g.num_edges - 1)  # MSFs stop earlier
+    assert nr.numpy_msf(g, np.zeros(g.num_edges, np.uint64), DEFAULTS) is None
+    assert nr.numpy_roots(g, DEFAULTS) is not None
     off = Options(numpy_start=False)  # the option turns it off (warmup compiles this way)
     assert nr.numpy_roots(g, off) is None and nr.numpy_forest(g, off) is None
     assert nr.numpy_msf(g, np.zeros(g.num_edges, np.uint64), off) is None

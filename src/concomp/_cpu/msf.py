@@ -29,7 +29,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..options import Options
-from .numpy_start import numpy_msf, numpy_open
+from .numpy_start import MSF_MAX_EDGES, numpy_msf, numpy_open
 
 __all__ = [
     "auto_msf_ids",
@@ -49,7 +49,7 @@ def auto_msf_ids(graph: Graph, maximum: bool, options: Options) -> np.ndarray | 
     sorted once by the tie rule) while the compiled kernels are not loaded and the
     graph is small (:func:`concomp._cpu.numpy_start.numpy_msf`), or None where Kruskal
     runs. The tie rule makes it the same edge set."""
-    if not numpy_open(graph, options):
+    if not numpy_open(graph, options, MSF_MAX_EDGES):
         return None
     return numpy_msf(graph, weight_keys(graph.weights, graph.num_edges, maximum), options)
 

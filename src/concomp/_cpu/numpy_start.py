@@ -45,6 +45,7 @@ from ..options import Options
 __all__ = [
     "MAX_EDGES",
     "MAX_NODES",
+    "MSF_MAX_EDGES",
     "RENT_SECONDS",
     "numpy_forest",
     "numpy_msf",
@@ -59,6 +60,10 @@ __all__ = [
 #: the compiled kernels at once: one NumPy run would cost as much as loading them).
 MAX_EDGES = 1 << 20
 MAX_NODES = 1 << 20
+#: Edges up to which a minimum spanning forest is answered with NumPy: its sort and
+#: rounds cost several times a components run per edge (at 2**20 edges 0.8-1.9 s,
+#: more than loading the kernels; at 2**18 at most a quarter second here).
+MSF_MAX_EDGES = 1 << 18
 #: Seconds of NumPy runs after which the compiled kernels are loaded (about what
 #: importing numba and loading cached kernels costs a fresh process).
 RENT_SECONDS = 0.5
@@ -123,23 +128,18 @@ def numpy_msf(graph: Graph, key: np.ndarray, options: Options) -> np.ndarray | N
     >>> _msf(np.array([0, 1, 0, 3]), np.array([1, 2, 2, 3]), key, 4).tolist()
     [1, 2]
     """
-    if not numpy_open(graph, options):
+    if not numpy_open(graph, options, MSF_MAX_EDGES):
         return None
     with _rent():
         src, dst = _edges(graph)
         return _msf(src, dst, key, graph.num_nodes)
 
 
-def numpy_open(graph: Graph, options: Options) -> bool:
-    """Whether NumPy may answer for ``graph`` (kernels not loaded, rent unspent, small,
-    ``options.numpy_start``)."""
-    return not (
-        not options.numpy_start
-        or _KERNELS in sys.modules
-        or _spent >= RENT_SECONDS
-        or graph.num_edges > MAX_EDGES
-        or graph.num_nodes > MAX_NODES
-    )
+def numpy_open(graph: Graph, options: Options, max_edges: int | None = None) -> bool:
+    """Whether NumPy may answer for ``graph`` (kernels not loaded, rent unspent, at most
+    ``max_edges`` edges (default :data:`MAX_EDGES`), ``options.numpy_start``)."""
+    limit = MAX_EDGES if max_edges is None else max_edges
+    return stream_open(graph.num_nodes, graph.num_edges, options) and graph.num_edges <= limit
 
 
 @contextlib.contextmanager
