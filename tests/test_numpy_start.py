@@ -139,6 +139,12 @@ def test_csr_graphs_expand_their_rows_without_compiled_code(name, monkeypatch):
     assert_spanning_forest(csr, forest)
 
 
+def test_graphs_the_start_takes_are_numbered_without_the_parallel_kernel():
+    from concomp._cpu.components import PARALLEL_LABELS_FROM
+
+    assert nr.MAX_NODES < PARALLEL_LABELS_FROM  # else the labels would load numba anyway
+
+
 def test_gates_hand_the_graph_to_the_compiled_kernels(monkeypatch):
     src, dst, n = SHAPES["gnm_2000_2000"]
     g = concomp.Graph.from_edges(src, dst, num_nodes=n)

@@ -59,7 +59,9 @@ __all__ = [
 #: Edges and vertices up to which ``auto`` may answer with NumPy (larger graphs load
 #: the compiled kernels at once: one NumPy run would cost as much as loading them).
 MAX_EDGES = 1 << 20
-MAX_NODES = 1 << 20
+#: Below the canonical labelling's parallel kernel (``components.PARALLEL_LABELS_FROM``
+#: vertices): a graph this small is numbered with NumPy too.
+MAX_NODES = (1 << 20) - 1
 #: Edges up to which a minimum spanning forest is answered with NumPy: its sort and
 #: rounds cost several times a components run per edge (at 2**20 edges 0.8-1.9 s,
 #: more than loading the kernels; at 2**18 at most a quarter second here).
