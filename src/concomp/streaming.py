@@ -44,7 +44,13 @@ from ._checks import (
 from ._dispatch import choose_device, driver, resolve_device
 from ._renumber import check_renumber, might_renumber
 from ._rules import UNION_RULES, union_rules_for
-from ._validate import HostEdges, _is_arrow_table, _is_dataframe, _is_scipy_sparse
+from ._validate import (
+    HostEdges,
+    _column_names,
+    _is_arrow_table,
+    _is_dataframe,
+    _is_scipy_sparse,
+)
 from .errors import GraphFormatError, InvalidGraphError, InvalidVariantError
 from .graph import Graph
 from .io import read_graph
@@ -551,7 +557,7 @@ def _as_chunk(item: Any, label: str) -> EdgeChunk:
 
 
 def _columns(table: Any, label: str) -> tuple[Any, Any]:
-    cols = list(table.column_names if _is_arrow_table(table) else table.columns)
+    cols = _column_names(table)
     if len(cols) < 2:
         raise InvalidGraphError(
             f"{label}: a table needs source and target columns, got {cols}. "

@@ -97,7 +97,7 @@ def numpy_roots(graph: Graph, options: Options) -> np.ndarray | None:
     if not numpy_open(graph, options):
         return None
     with _rent():
-        return _roots(*_edges(graph), graph.num_nodes)
+        return _roots(*graph.coo(), graph.num_nodes)
 
 
 def numpy_forest(graph: Graph, options: Options) -> tuple[np.ndarray, int] | None:
@@ -114,7 +114,7 @@ def numpy_forest(graph: Graph, options: Options) -> tuple[np.ndarray, int] | Non
     if not numpy_open(graph, options):
         return None
     with _rent():
-        return _forest(*_edges(graph), graph.num_nodes)
+        return _forest(*graph.coo(), graph.num_nodes)
 
 
 def numpy_msf(graph: Graph, key: np.ndarray, options: Options) -> np.ndarray | None:
@@ -133,7 +133,7 @@ def numpy_msf(graph: Graph, key: np.ndarray, options: Options) -> np.ndarray | N
     if not numpy_open(graph, options, MSF_MAX_EDGES):
         return None
     with _rent():
-        src, dst = _edges(graph)
+        src, dst = graph.coo()  # a small CSR's rows expand without compiled code
         return _msf(src, dst, key, graph.num_nodes)
 
 
@@ -153,15 +153,6 @@ def _rent() -> Iterator[None]:
         yield
     finally:
         _spent += time.perf_counter() - start
-
-
-def _edges(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
-    """The graph's edge list without compiled code (a CSR's rows expanded by repeat)."""
-    if graph._src is not None:
-        return graph._src, graph._dst
-    indptr, indices, _ = graph.csr()
-    rows = np.repeat(np.arange(graph.num_nodes, dtype=indices.dtype), np.diff(indptr))
-    return rows, indices
 
 
 def stream_open(nodes: int, edges: int, options: Options) -> bool:

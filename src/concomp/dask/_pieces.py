@@ -339,6 +339,16 @@ def _checked(
     return s, d, w, hi, dev
 
 
+def _gathered(pieces: tuple[Piece, ...]) -> tuple[dict[int, int], list[tuple]]:
+    """The partitions' edge counts and the task records of ``pieces``, together."""
+    sizes: dict[int, int] = {}
+    records: list[tuple] = []
+    for p in pieces:
+        sizes.update(p.sizes)
+        records.extend(p.records)
+    return sizes, records
+
+
 def _first_error(pieces: list[Piece]) -> Piece | None:
     """The piece with an error from the earliest partition, if any."""
     bad = [p for p in pieces if p.error is not None]
@@ -352,11 +362,7 @@ def merge(*pieces: Piece, key: str, level: int, kind: str, device: str, maximum:
     bad = _first_error(list(pieces))
     if bad is not None:
         return bad
-    sizes: dict[int, int] = {}
-    records: list[tuple] = []
-    for p in pieces:
-        sizes.update(p.sizes)
-        records.extend(p.records)
+    sizes, records = _gathered(pieces)
     order = sorted(pieces, key=lambda p: int(p.keys[0]) if p.num_edges else 0)
     m = sum(p.num_edges for p in order)
     max_id = max(p.max_id for p in pieces)
@@ -402,11 +408,7 @@ def labeling(*pieces: Piece, key: str, level: int, device: str) -> Labeling:
     the forests' vertices."""
     start = time.time()
     z = np.zeros(0, np.int64)
-    sizes: dict[int, int] = {}
-    records: list[tuple] = []
-    for p in pieces:
-        sizes.update(p.sizes)
-        records.extend(p.records)
+    sizes, records = _gathered(pieces)
     max_id = max((p.max_id for p in pieces), default=-1)
     bad = _first_error(list(pieces))
     if bad is not None:
