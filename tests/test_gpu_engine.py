@@ -359,3 +359,27 @@ def test_calls_from_several_threads_at_once():
         assert want[2] == got[2] == jobs[k][3] - want[0]
         assert want[3] == got[3]
         np.testing.assert_array_equal(np.asarray(want[4]), np.asarray(got[4]))
+
+
+@pytest.mark.parametrize("roots_dtype", [np.int32, np.int64, np.uint16])
+@pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
+def test_device_canonical_numbers_equal_the_numpy_numbering(roots_dtype, label_dtype):
+    """``probe.canonical_numbers`` (two kernels around CuPy's prefix sum) numbers
+    components by their smallest vertex, as the NumPy passes do."""
+    import cupy as cp
+
+    from concomp._gpu.probe import canonical_numbers
+
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 1000, 60_000):  # uint16 roots hold ids below 65536
+        parent = np.minimum(np.arange(n), rng.integers(0, n, n))  # a root below each vertex
+        roots = parent.copy()
+        while not np.array_equal(roots, roots[roots]):
+            roots = roots[roots]
+        roots = roots.astype(roots_dtype)
+        count, labels = canonical_numbers(cp.asarray(roots), label_dtype)
+        is_root = roots == np.arange(n)
+        want = (np.cumsum(is_root) - 1)[roots]
+        assert count == int(is_root.sum())
+        assert labels.dtype == np.dtype(label_dtype)
+        np.testing.assert_array_equal(cp.asnumpy(labels), want)

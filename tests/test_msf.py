@@ -495,3 +495,47 @@ def test_cpu_kruskal_orders_tied_keys_by_pair_then_id(id_high: int, distinct: in
     _order_ties(order, key, src, dst)
     expect = np.lexsort((np.arange(m), np.maximum(src, dst), np.minimum(src, dst), key))
     assert np.array_equal(order, expect)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "dtype",
+    [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+    + [np.float16, np.float32, np.float64],
+)
+@pytest.mark.parametrize("maximum", [False, True])
+def test_gpu_weight_keys_order_weights_as_the_cpu_keys_do(dtype, maximum) -> None:
+    """The key kernels of ``cuda/msf.cu`` give the CPU engine's keys (float32: 32-bit keys
+    of the same order), with -0.0 tied to 0.0, infinities at the ends, and float64
+    weights that are all integers keyed as those integers."""
+    import cupy as cp
+
+    from concomp._cpu.msf import weight_keys as cpu_keys
+    from concomp._gpu.msf_rank import weight_keys as gpu_keys
+
+    rng = np.random.default_rng(11)
+    m = 5000
+    if np.dtype(dtype).kind == "f":
+        cases = [
+            np.concatenate([rng.normal(size=m - 4) * 1e3, [-0.0, 0.0, np.inf, -np.inf]]),
+            rng.integers(-(2**40), 2**40, m).astype(np.float64),  # integers below 2**53
+            np.array([2.0**53, -(2.0**53), 1.0, 3.0]),
+        ]
+        cases = [c.astype(dtype) for c in cases]
+    elif dtype is np.bool_:
+        cases = [rng.random(m) < 0.5]
+    else:
+        info = np.iinfo(dtype)
+        cases = [
+            rng.integers(info.min, info.max, m, dtype=dtype, endpoint=True),
+            np.array([info.min, info.max, 0, 1], dtype=dtype),
+        ]
+    for w in cases:
+        got = cp.asnumpy(gpu_keys(cp.asarray(w), w.shape[0], maximum))
+        want = cpu_keys(w, w.shape[0], maximum)
+        if dtype is np.float32:  # same order and ties, other values
+            np.testing.assert_array_equal(
+                np.unique(got, return_inverse=True)[1], np.unique(want, return_inverse=True)[1]
+            )
+        else:
+            np.testing.assert_array_equal(got, want)

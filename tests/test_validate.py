@@ -333,3 +333,21 @@ def test_pyarrow_table_errors_name_the_column():
         concomp.connected_components(pa.table({"a": [0, 1]}), device="cpu")
     n, labels = concomp.connected_components(pa.table({"a": ["x", "y"], "b": ["y", "z"]}))
     assert n == 1 and labels.tolist() == [0, 0, 0]
+
+
+@pytest.mark.gpu
+def test_fused_nan_count_counts_every_nan_and_device_weights_name_the_first():
+    cp = pytest.importorskip("cupy")
+    from concomp._gpu import checks
+
+    rng = np.random.default_rng(9)
+    for dt in (np.float32, np.float64):
+        w = rng.random(200_000).astype(dt)
+        assert checks.nan_count(cp, cp.asarray(w)) == 0
+        w[[5, 77, 199_999]] = np.nan
+        w[10] = np.inf
+        assert checks.nan_count(cp, cp.asarray(w)) == 3
+        assert checks.nan_count(cp, cp.zeros(0, dt)) == 0
+        with pytest.raises(InvalidGraphError, match=r"weight NaN at position 5 \(3 NaN in all\)"):
+            as_graph((cp.arange(w.size), cp.arange(w.size)), weights=cp.asarray(w))
+    assert checks.nan_count(cp, cp.zeros(3, np.float16)) is None  # the general check counts

@@ -221,7 +221,7 @@ def check_weights(w: Any, m: int, name: str = "weights") -> Any:
             f"argument `{name}`: weights must be numbers, got dtype {w.dtype}."
             " Fix: convert with .astype(float)."
         )
-    if w.dtype.kind == "f" and w.size:
+    if w.dtype.kind == "f" and w.size and _may_hold_nan(w):
         nan = xp.flatnonzero(xp.isnan(w))
         if nan.size:
             raise InvalidGraphError(
@@ -230,6 +230,17 @@ def check_weights(w: Any, m: int, name: str = "weights") -> Any:
                 "or replace NaN with a number."
             )
     return w
+
+
+def _may_hold_nan(w: Any) -> bool:
+    """False when a device array is known to hold no NaN: one fused pass, where CuPy's
+    ``isnan`` and ``flatnonzero`` compile several kernels in a new process."""
+    if not is_cupy_array(w):
+        return True
+    from ._gpu._compat import fused_nan_count
+
+    count = fused_nan_count(w)
+    return count is None or count > 0
 
 
 def _resolve_n(num_nodes: Any, *arrays: Any, name: str = "num_nodes") -> int | None:

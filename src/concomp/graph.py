@@ -334,23 +334,24 @@ class Graph:
 def _counting_sort(keys: Any, n: int) -> tuple[Any, Any]:
     """Stable order of ``keys`` (values in [0, n)) and the CSR row pointer."""
     if is_cupy_array(keys):
-        from ._gpu._compat import cupy_module
+        from ._gpu._compat import device_counting_sort
 
-        cp = cupy_module()
-        order = cp.argsort(keys, kind="stable") if keys.size else cp.zeros(0, keys.dtype)
-        counts = cp.bincount(keys, minlength=n) if keys.size else cp.zeros(n, keys.dtype)
-        indptr = cp.zeros(n + 1, dtype=index_dtype_for(n, keys.size))
-        cp.cumsum(counts, out=indptr[1:])
-        return indptr, order.astype(keys.dtype, copy=False)
+        return device_counting_sort(keys, n, index_dtype_for(n, keys.size))
     from ._shared.csr import counting_sort
 
     return counting_sort(keys, n)
 
 
 def _symmetrise(g: Graph) -> tuple[Any, Any, Any]:
-    xp = g.xp
+    """The symmetric CSR with input edge ids (:meth:`Graph.undirected_csr`)."""
     src, dst = g.coo()
     dt = g.index_dtype
+    if g.device == "gpu":  # kernels of the GPU engine, no CuPy reductions
+        from ._gpu._compat import device_symmetric_csr
+
+        ptr = index_dtype_for(g.num_nodes, 2 * g.num_edges)
+        return device_symmetric_csr(src, dst, g.num_nodes, dt, ptr)
+    xp = g.xp
     keep = src != dst
     eid = xp.arange(g.num_edges, dtype=dt)
     if not bool(keep.all()):

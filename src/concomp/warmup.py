@@ -133,8 +133,15 @@ def _msf(dev: str, graphs: list) -> None:
     rng = np.random.default_rng(1)
     for src, dst, n in graphs:
         m = src.shape[0]
-        # narrow integer keys (packed Boruvka) and float64 (ranked edges)
-        for w in (rng.integers(0, 1000, m, dtype=np.int64), rng.random(m)):
+        # narrow integer keys (packed Boruvka) and float64 (ranked edges); each weight
+        # type has its own key kernel on the GPU
+        weights = (
+            rng.integers(0, 1000, m, dtype=np.int64),
+            rng.integers(0, 1000, m, dtype=np.int32),
+            rng.random(m),
+            rng.random(m, dtype=np.float32),
+        )
+        for w in weights:
             g = as_graph((src, dst), n, weights=w)
             minimum_spanning_forest(g, device=dev, options=Options(numpy_start=False))
 

@@ -226,6 +226,29 @@ def fused_csr_facts(indptr: Any, indices: Any) -> dict[str, int]:
     return csr_facts(cupy_module(), indptr, indices)
 
 
+def fused_nan_count(w: Any) -> int | None:
+    """:func:`concomp._gpu.checks.nan_count`."""
+    from .checks import nan_count
+
+    return nan_count(cupy_module(), w)
+
+
+def device_counting_sort(keys: Any, n: int, ptr_dtype: Any) -> tuple[Any, Any]:
+    """:func:`concomp._gpu.rows.counting_sort` (for :meth:`concomp.Graph.csr`)."""
+    from .rows import counting_sort
+
+    return counting_sort(cupy_module(), keys, n, ptr_dtype)
+
+
+def device_symmetric_csr(
+    src: Any, dst: Any, n: int, dtype: Any, ptr_dtype: Any
+) -> tuple[Any, Any, Any]:
+    """:func:`concomp._gpu.rows.symmetric_csr` (for :meth:`concomp.Graph.undirected_csr`)."""
+    from .rows import symmetric_csr
+
+    return symmetric_csr(cupy_module(), src, dst, n, dtype, ptr_dtype)
+
+
 def staged_edges_to_device(pieces: Any, num_edges: int | None = None) -> tuple[Any, Any, int, int]:
     """:func:`concomp._gpu.upload.edges_to_device`."""
     from .upload import edges_to_device

@@ -10,11 +10,12 @@ it does so from CuPy 14.2, the lowest version the ``gpu`` extras allow.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from ._compat import cupy_module
 from ._source import CUDA_DIR, NVRTC_OPTIONS, source_text
 
-__all__ = ["CUDA_DIR", "NVRTC_OPTIONS", "get_kernel", "get_module", "source_text"]
+__all__ = ["CUDA_DIR", "NVRTC_OPTIONS", "get_kernel", "get_kernels", "get_module", "source_text"]
 
 
 @functools.cache
@@ -41,3 +42,13 @@ def get_kernel(filename: str, name: str):
     and one cached module serves every driver that launches that kernel.
     """
     return _kernel(filename, name, cupy_module().cuda.Device().id)
+
+
+def get_kernels(filename: str, names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The kernels ``names`` of ``filename``, compiled together as one module.
+
+    For kernels a driver always launches together: NVRTC then parses the source once
+    for all of them instead of once each.
+    """
+    mod = get_module(filename, tuple(names), cupy_module().cuda.Device().id)
+    return tuple(mod.get_function(name) for name in names)

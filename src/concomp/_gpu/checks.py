@@ -23,7 +23,7 @@ import numpy as np
 
 from ._source import NVRTC_OPTIONS, source_text
 
-__all__ = ["INSTANTIATIONS", "csr_facts", "fast_dtype", "id_range"]
+__all__ = ["INSTANTIATIONS", "csr_facts", "fast_dtype", "id_range", "nan_count"]
 
 #: Integer dtypes the kernels read (the others take the general path).
 _CTYPES = {
@@ -35,7 +35,11 @@ _CTYPES = {
     "uint16": "unsigned short",
     "uint32": "unsigned int",
 }
-INSTANTIATIONS = [f"{k}<{t}>" for k in ("id_range", "offsets_check") for t in _CTYPES.values()]
+INSTANTIATIONS = [f"{k}<{t}>" for k in ("id_range", "offsets_check") for t in _CTYPES.values()] + [
+    f"nan_count<{t}>" for t in ("float", "double")
+]
+#: Float dtypes the NaN count reads (float16 takes the general path).
+_FLOAT_CTYPES = {"float32": "float", "float64": "double"}
 
 
 def fast_dtype(a: Any) -> bool:
@@ -121,3 +125,17 @@ def csr_facts(cp: Any, indptr: Any, indices: Any) -> dict[str, int]:
     _launch(cp, name, max(rows, 1), (indptr, np.int64(rows), out))
     lo, hi, dec, first, last = _decode(out.get())
     return {"lo": lo, "hi": hi, "decreases": dec, "first": first, "last": last}
+
+
+def nan_count(cp: Any, w: Any) -> int | None:
+    """How many entries of the 1-D device array ``w`` are NaN (one pass, one download),
+    or None for a dtype the kernel does not read (the general check then counts);
+    ``cp`` is the CuPy module."""
+    t = _FLOAT_CTYPES.get(np.dtype(w.dtype).name)
+    if t is None or w.ndim != 1:
+        return None
+    out = _facts(cp)
+    m = int(w.shape[0])
+    if m:
+        _launch(cp, f"nan_count<{t}>", m, (cp.ascontiguousarray(w), np.int64(m), out))
+    return _decode(out.get())[2]

@@ -16,7 +16,6 @@ more than it saves on a graph that is run once, which is how most graphs are run
 
 from __future__ import annotations
 
-import functools
 import logging
 from typing import Any
 
@@ -185,19 +184,7 @@ def canonical_labels(roots: Any) -> tuple[int, Any]:
         return count, (comp_of_root[roots] - 1).astype(dt, copy=False)
     if n == 0:
         return 0, xp.zeros(0, dt)
-    first, then = _label_kernels()
-    numbers = xp.cumsum(first(roots, xp.empty(n, dt)), dtype=dt)  # inclusive: number + 1
-    count = int(numbers[-1])
-    return count, then(roots, numbers, xp.empty(n, dt))
-
-
-@functools.cache
-def _label_kernels():
-    """The two elementwise passes of :func:`canonical_labels` on the device."""
-    cp = cupy_or_raise()
-    first = cp.ElementwiseKernel("T r", "O f", "f = (r == (T)i)", "concomp_root_flags")
-    then = cp.ElementwiseKernel("T r, raw O c", "O out", "out = c[r] - 1", "concomp_root_numbers")
-    return first, then
+    return probe.canonical_numbers(roots, dt)
 
 
 def count_roots(roots: Any) -> int:

@@ -31,6 +31,7 @@ from ..options import Options
 from ..variants import Sampling, Variant
 from ._compat import cupy_or_raise
 from .components import count_roots, run_variant
+from .probe import forest_edge_ids
 
 __all__ = ["auto_forest_ids", "records_forest", "spanning_forest_ids"]
 
@@ -62,6 +63,5 @@ def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tup
     if n == 0:
         return cp.zeros(0, np.int64), 0
     count = count_roots(roots[:n])
-    hook = hook[:n]
     # JTB and BFS sampling re-root trees, so "owns an edge" is "slot set", not "non-root"
-    return cp.sort(hook[hook >= 0].astype(np.int64)), count
+    return forest_edge_ids(hook[:n]), count

@@ -92,7 +92,7 @@ def _packed_adjacency(eu: Any, ev: Any, n: int):
     pairs = cp.stack(
         [cp.concatenate([ev, eu])[order], cp.concatenate([ranks, ranks])[order]], axis=1
     )
-    return row_pointer(rows, n, dt), cp.ascontiguousarray(pairs).ravel()
+    return row_pointer(cp, rows, n, dt), cp.ascontiguousarray(pairs).ravel()
 
 
 def _repeat(step, times: int, graph_steps: int) -> None:

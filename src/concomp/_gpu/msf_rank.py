@@ -17,13 +17,11 @@ from typing import Any
 import numpy as np
 
 from ._compat import cupy_or_raise
-from ._compile import get_kernel
+from ._compile import get_kernel, get_kernels
 from .kernels import BLOCK as _BLOCK
 from .kernels import grid_for as _grid
 
 __all__ = ["INSTANTIATIONS", "id_arrays", "key_stats", "msf_kernel", "rank_edges", "weight_keys"]
-
-_SIGN = 1 << 63
 
 #: Prim's kernels (:func:`concomp._gpu.msf.prim`).
 _TEMPLATES = {
@@ -33,6 +31,25 @@ _TEMPLATES = {
     "prim_outgoing": "prim_outgoing<{t}>",
 }
 _CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+#: Weight types of the key kernels (other floats are widened to float64 first).
+_WEIGHT_CTYPES = {
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.int8): "signed char",
+    np.dtype(np.int16): "short",
+    np.dtype(np.int32): "int",
+    np.dtype(np.int64): "long long",
+    np.dtype(np.uint8): "unsigned char",
+    np.dtype(np.uint16): "unsigned short",
+    np.dtype(np.uint32): "unsigned int",
+    np.dtype(np.uint64): "unsigned long long",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+}
+_KEY_TEMPLATES = tuple(
+    f"int_keys<{c}, {'false' if d.kind == 'u' else 'true'}>"
+    for d, c in _WEIGHT_CTYPES.items()
+    if d.kind in "iub"
+) + ("float_keys<float>", "float_keys<double>", "float_integral<double>")
 #: Ranking kernels: templated on the caller's id type S (and rank_decode on IdT too).
 _RANK_TEMPLATES = {
     "rank_stats": "rank_stats<{s}>",
@@ -50,6 +67,10 @@ INSTANTIATIONS = tuple(
             for c in _CTYPES.values()
             for t in _RANK_TEMPLATES.values()
         ]
+        + list(_KEY_TEMPLATES)
+        + [f"rank_nonloop<{c}>" for c in _CTYPES.values()]
+        + [f"rank_endpoint<{c}>" for c in _CTYPES.values()]
+        + ["rank_gather<long long>", "rank_gather<unsigned long long>"]
     )
 )
 
@@ -65,27 +86,72 @@ def _rank_kernel(name: str, stype: np.dtype, dtype: np.dtype = np.dtype(np.int32
 
 
 def weight_keys(weights: Any, m: int, maximum: bool):
-    """Unsigned keys whose order is the weights' order (the CPU engine's mapping)."""
+    """Unsigned keys whose order is the weights' order (the CPU engine's mapping).
+
+    One kernel of ``cuda/msf.cu`` per weight type (two for float64, whose keys are
+    the integers themselves when every weight is one below 2**53)."""
     cp = cupy_or_raise()
     if weights is None:
         key = cp.zeros(m, dtype=cp.uint64)
-    elif weights.dtype.kind == "u":
-        key = weights.astype(cp.uint64)
-    elif weights.dtype.kind in "ib":
-        key = weights.astype(cp.int64).view(cp.uint64) ^ cp.uint64(_SIGN)
-    elif weights.dtype == cp.float32:  # 32-bit keys: the packed-key Borůvka can use them
-        bits = (weights + cp.float32(0.0)).view(cp.uint32).astype(cp.uint64)  # -0.0 == 0.0
-        key = cp.where(
-            bits >> cp.uint64(31) != 0, ~bits & cp.uint64(0xFFFFFFFF), bits | cp.uint64(1 << 31)
-        )
+        return ~key if maximum else key
+    w = cp.ascontiguousarray(weights)
+    if w.dtype.kind == "f" and w.dtype not in (cp.float32, cp.float64):
+        w = w.astype(cp.float64)  # float16
+    flip = np.uint64(0xFFFF_FFFF_FFFF_FFFF if maximum else 0)
+    key = cp.empty(m, dtype=cp.uint64)
+    if m == 0:
+        return key
+    wt = _WEIGHT_CTYPES[w.dtype]
+    if w.dtype.kind in "iub":
+        name = f"int_keys<{wt}, {'false' if w.dtype.kind == 'u' else 'true'}>"
+        get_kernel("msf.cu", name)(_grid(m), (_BLOCK,), (w, np.int64(m), flip, key))
+        return key
+    integral = 0
+    if w.dtype == cp.float64:
+        check, keys = get_kernels("msf.cu", ("float_integral<double>", "float_keys<double>"))
+        flag = cp.zeros(1, dtype=cp.int32)
+        check(_grid(m), (_BLOCK,), (w, np.int64(m), flag))
+        integral = 1 - int(flag.get()[0])
     else:
-        w = weights.astype(cp.float64) + 0.0  # -0.0 and 0.0 must tie
-        if bool(cp.all((cp.abs(w) < 2.0**53) & (w == cp.floor(w)))):
-            key = w.astype(cp.int64).view(cp.uint64) ^ cp.uint64(_SIGN)
-        else:
-            bits = w.view(cp.uint64)
-            key = cp.where(bits >> cp.uint64(63) != 0, ~bits, bits | cp.uint64(_SIGN))
-    return ~key if maximum else key
+        keys = get_kernel("msf.cu", "float_keys<float>")
+    keys(_grid(m), (_BLOCK,), (w, np.int64(m), np.int32(integral), flip, key))
+    return key
+
+
+def _stable_sorts(src: Any, dst: Any, key: Any, m: int, count: int, st: np.dtype) -> Any:
+    """The non-loop edges' ids sorted by ``(key, min, max, id)``: one stable sort per key,
+    least significant first, each sort's keys gathered by a kernel of ``cuda/msf.cu``."""
+    cp = cupy_or_raise()
+    s = _CTYPES[st]
+    nonloop, endpoint, gather_ids, gather_keys = get_kernels(
+        "msf.cu",
+        (
+            f"rank_nonloop<{s}>",
+            f"rank_endpoint<{s}>",
+            "rank_gather<long long>",
+            "rank_gather<unsigned long long>",
+        ),
+    )
+    ids = cp.empty(m, dtype=cp.int64)
+    nonloop(_grid(m), (_BLOCK,), (src, dst, np.int64(m), ids))
+    ids.sort()  # the non-loop edges first, by id
+    order = ids[:count]
+    ends = cp.empty(count, dtype=st)
+    for take_max in (1, 0):  # max(u, v) first: the less significant key
+        args = (src, dst, order, np.int64(count), np.int32(take_max), ends)
+        endpoint(_grid(count), (_BLOCK,), args)
+        order = _permuted(gather_ids, order, cp.argsort(ends))
+    keys = cp.empty(count, dtype=cp.uint64)
+    gather_keys(_grid(count), (_BLOCK,), (key, order, np.int64(count), keys))
+    return _permuted(gather_ids, order, cp.argsort(keys))
+
+
+def _permuted(gather: Any, order: Any, perm: Any) -> Any:
+    """``order[perm]`` by the gather kernel."""
+    cp = cupy_or_raise()
+    out = cp.empty_like(order)
+    gather(_grid(order.shape[0]), (_BLOCK,), (order, perm, np.int64(order.shape[0]), out))
+    return out
 
 
 def id_arrays(src: Any, dst: Any):
@@ -154,11 +220,8 @@ def rank_edges(src: Any, dst: Any, key: Any, n: int, dtype: np.dtype):
         if span > low:
             order = order[cp.argsort(band[order])]
         order = order[:count]  # self loops sorted last
-    else:  # one stable sort per key, least significant first
-        order = cp.flatnonzero(src != dst)
-        order = order[cp.argsort(cp.maximum(src, dst)[order])]
-        order = order[cp.argsort(cp.minimum(src, dst)[order])]
-        order = order[cp.argsort(key[order])]
+    else:
+        order = _stable_sorts(src, dst, key, m, count, st)
     order = order.astype(cp.int64, copy=False)
     eu, ev = cp.empty(count, dtype), cp.empty(count, dtype)
     _rank_kernel("rank_decode", st, dtype)(

@@ -19,10 +19,10 @@ import numpy as np
 
 from ..graph import Graph
 from ._compat import cupy_or_raise, out_of_memory_guard
-from ._compile import get_kernel
+from ._compile import get_kernel, get_kernels
 from .kernels import BLOCK, grid_for
 
-__all__ = ["INSTANTIATIONS", "count_roots", "probe"]
+__all__ = ["INSTANTIATIONS", "canonical_numbers", "count_roots", "forest_edge_ids", "probe"]
 
 _CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _THREADS = 256
@@ -32,6 +32,13 @@ INSTANTIATIONS = (
     + [f"probe_local_coo<{t}>" for t in _CTYPES.values()]
     + [f"probe_local_csr<{p}, {t}>" for p in _CTYPES.values() for t in _CTYPES.values()]
     + [f"count_roots<{t}>" for t in _CTYPES.values()]
+    + [f"hook_ids<{t}>" for t in _CTYPES.values()]
+    + [
+        f"{k}<{t}, {o}>"
+        for k in ("root_flags", "root_numbers")
+        for t in _CTYPES.values()
+        for o in _CTYPES.values()
+    ]
 )
 
 
@@ -46,6 +53,45 @@ def count_roots(roots: Any) -> int:
     kernel = get_kernel("probe.cu", f"count_roots<{_CTYPES[roots.dtype]}>")
     kernel(grid_for(n), (BLOCK,), (roots, np.int64(n), out))
     return int(out.get()[0])
+
+
+def canonical_numbers(roots: Any, dtype: Any) -> tuple[int, Any]:
+    """``(count, labels)`` numbered like SciPy (by smallest vertex) from the root labels
+    ``roots`` (a CuPy array, n >= 1): two launches around CuPy's prefix sum, which is
+    compiled ahead of time, where CuPy's comparison, cast and gather each compile on a
+    new machine. ``labels`` has ``dtype``; ``n * itemsize * 2`` bytes at the peak."""
+    cp = cupy_or_raise()
+    roots = _wide(roots)
+    dt = np.dtype(dtype)
+    n = int(roots.shape[0])
+    t, o = _CTYPES[roots.dtype], _CTYPES[dt]
+    flags_kernel, numbers_kernel = get_kernels(
+        "probe.cu", (f"root_flags<{t}, {o}>", f"root_numbers<{t}, {o}>")
+    )
+    flags = cp.empty(n, dtype=dt)
+    flags_kernel(grid_for(n), (BLOCK,), (roots, np.int64(n), flags))
+    numbers = cp.cumsum(flags, dtype=dt)  # inclusive: a root's number + 1
+    del flags
+    count = int(numbers[-1])
+    labels = cp.empty(n, dtype=dt)
+    numbers_kernel(grid_for(n), (BLOCK,), (roots, numbers, np.int64(n), labels))
+    return count, labels
+
+
+def forest_edge_ids(hook: Any) -> Any:
+    """Ascending int64 ids of the set slots (entries >= 0) of a forest run's ``hook``
+    array (CuPy): one launch, CuPy's sort (compiled ahead of time) and one read, where
+    a mask, a cast and a compaction each compile on a new machine."""
+    cp = cupy_or_raise()
+    n = int(hook.shape[0])
+    hook = _wide(hook)
+    ids = cp.empty(n, dtype=np.int64)
+    count = cp.zeros(1, dtype=np.uint64)
+    if n:
+        kernel = get_kernel("probe.cu", f"hook_ids<{_CTYPES[hook.dtype]}>")
+        kernel(grid_for(n), (BLOCK,), (hook, np.int64(n), ids, count))
+    ids.sort()
+    return ids[: int(count.get()[0])]
 
 
 def _wide(a: Any) -> Any:

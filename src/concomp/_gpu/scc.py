@@ -208,7 +208,7 @@ def _csr_pair(cp: Any, graph: Graph, dt: np.dtype) -> tuple[Any, Any, Any, Any]:
     order = cp.argsort(dst)
     iind = src[order].astype(dt, copy=False)
     del order
-    iptr = row_pointer(dst, n, dt)
+    iptr = row_pointer(cp, dst, n, dt)
     return indptr.astype(dt, copy=False), indices.astype(dt, copy=False), iptr, iind
 
 

@@ -63,6 +63,7 @@ from .components import canonical_labels
 from .kernels import BLOCK, cc_kernels
 from .kernels import grid_for as _grid
 from .link_order import keyed_stream
+from .probe import canonical_numbers
 
 log = logging.getLogger("concomp.gpu.streaming")
 
@@ -679,9 +680,9 @@ class Streamer:
 def canonical_on_device(roots: Any, max_device_bytes: int | None = None) -> tuple[int, Any]:
     """SciPy-numbered labels from device roots, on the device when it fits, else on the host.
 
-    Uses about ``3 * itemsize + 1`` bytes per vertex besides ``roots``
-    (:func:`concomp._gpu.components.canonical_labels` uses more, with int64 prefix
-    sums, and serves as the host fallback).
+    Needs two label arrays besides ``roots`` (:func:`concomp._gpu.probe.canonical_numbers`);
+    the budget check allows ``3 * itemsize + 1`` bytes per vertex, room for the prefix
+    sum's scratch. :func:`concomp._gpu.components.canonical_labels` is the host fallback.
     """
     cp = cupy_or_raise()
     n = int(roots.shape[0])
@@ -693,12 +694,7 @@ def canonical_on_device(roots: Any, max_device_bytes: int | None = None) -> tupl
     if max_device_bytes is not None and extra + n * it > max_device_bytes:
         return canonical_labels(cp.asnumpy(roots))
     try:
-        is_root = roots == cp.arange(n, dtype=roots.dtype)
-        comp = cp.cumsum(is_root, dtype=roots.dtype)
-        del is_root
-        count = int(comp[-1])
-        comp -= 1
-        return count, comp[roots].astype(dt, copy=False)
+        return canonical_numbers(roots, dt)
     except cp.cuda.memory.OutOfMemoryError:
         cp.get_default_memory_pool().free_all_blocks()
         return canonical_labels(cp.asnumpy(roots))

@@ -74,3 +74,13 @@ __global__ void offsets_check(const T* __restrict__ p, long long rows, long long
         out[CHECK_LAST] = (long long)p[rows];
     }
 }
+
+// out[CHECK_DECREASES]: how many weights are NaN (NaN is the one value unequal to itself).
+template <typename T>
+__global__ void nan_count(const T* __restrict__ w, long long m, long long* out) {
+    long long bad = 0;
+    GRID_STRIDE(i, m) bad += w[i] != w[i];
+    for (int off = 16; off > 0; off >>= 1) bad += __shfl_down_sync(0xffffffffu, bad, off);
+    if ((threadIdx.x & 31) == 0 && bad) atomicAdd((unsigned long long*)(out + CHECK_DECREASES),
+                                                  (unsigned long long)bad);
+}

@@ -14,6 +14,56 @@ template <> struct IdLimits<int> { static constexpr int none = 0x7fffffff; };
 template <> struct IdLimits<long long> { static constexpr long long none = 0x7fffffffffffffffLL; };
 
 
+// ------------------------------------------------------------------------------ weight keys
+// Unsigned 64-bit keys whose order is the weights' order, the CPU engine's mapping
+// (concomp._gpu.msf_rank.weight_keys): integers offset by 2^63, IEEE floats by their
+// sign bit (-0.0 read as 0.0), and float64 weights that are all integers of magnitude
+// below 2^53 as those integers. `flip` is ~0 for a maximum forest (keys reversed).
+// One launch each, in place of a dozen CuPy element-wise passes and a reduction that
+// each compile on a new machine.
+
+template <typename W, bool SIGNED>
+__global__ void int_keys(const W* __restrict__ w, long long m, unsigned long long flip,
+                         unsigned long long* __restrict__ key) {
+    GRID_STRIDE(e, m) {
+        const unsigned long long k = SIGNED ? (unsigned long long)(long long)w[e] ^ (1ull << 63)
+                                            : (unsigned long long)w[e];
+        key[e] = k ^ flip;
+    }
+}
+
+__device__ __forceinline__ unsigned long long ieee_key(float x) {
+    if (x == 0.0f) x = 0.0f;  // -0.0 ties with 0.0
+    const unsigned int b = __float_as_uint(x);
+    return (b >> 31) ? (unsigned long long)(~b) : (unsigned long long)(b | 0x80000000u);
+}
+
+__device__ __forceinline__ unsigned long long ieee_key(double x) {
+    if (x == 0.0) x = 0.0;
+    const unsigned long long b = (unsigned long long)__double_as_longlong(x);
+    return (b >> 63) ? ~b : (b | (1ull << 63));
+}
+
+// *not_integral = 1 if some weight is not an integer of magnitude below 2^53.
+template <typename W>
+__global__ void float_integral(const W* __restrict__ w, long long m, int* not_integral) {
+    GRID_STRIDE(e, m) {
+        const double x = (double)w[e];
+        if (!(fabs(x) < 9007199254740992.0 && x == floor(x))) *not_integral = 1;
+    }
+}
+
+template <typename W>
+__global__ void float_keys(const W* __restrict__ w, long long m, int integral,
+                           unsigned long long flip, unsigned long long* __restrict__ key) {
+    GRID_STRIDE(e, m) {
+        const unsigned long long k =
+            integral ? (unsigned long long)(long long)w[e] ^ (1ull << 63) : ieee_key(w[e]);
+        key[e] = k ^ flip;
+    }
+}
+
+
 // ------------------------------------------------------------------------------ ranking
 // The driver ranks edges by one (or two) stable sorts of packed words. These kernels
 // replace a dozen elementwise CuPy passes (and their temporaries) around those sorts:
@@ -88,6 +138,38 @@ __global__ void rank_decode(const S* __restrict__ src, const S* __restrict__ dst
         eu[r] = (IdT)(u < v ? u : v);
         ev[r] = (IdT)(u < v ? v : u);
     }
+}
+
+// Weight keys too wide to pack beside the endpoints: stable sorts by max(u, v), by
+// min(u, v) and by the key, least significant first, over the non-loop edges. These
+// kernels gather each sort's keys and compose the permutations (CuPy's sorts are
+// compiled ahead of time; its comparisons, compaction and gathers compile on first use).
+
+// ids[e] = e for a non-loop edge, else the largest int64: one sort lists the non-loop
+// edges first, in id order.
+template <typename S>
+__global__ void rank_nonloop(const S* __restrict__ src, const S* __restrict__ dst, long long m,
+                             long long* __restrict__ ids) {
+    GRID_STRIDE(e, m) ids[e] = src[e] != dst[e] ? e : 0x7fffffffffffffffll;
+}
+
+// out[r] = the larger (take_max) or the smaller endpoint of edge order[r].
+template <typename S>
+__global__ void rank_endpoint(const S* __restrict__ src, const S* __restrict__ dst,
+                              const long long* __restrict__ order, long long count, int take_max,
+                              S* __restrict__ out) {
+    GRID_STRIDE(r, count) {
+        const long long e = order[r];
+        const S u = src[e], v = dst[e];
+        out[r] = (take_max ? u < v : v < u) ? v : u;
+    }
+}
+
+// out[r] = values[order[r]]: a sort's keys, or two permutations composed.
+template <typename K>
+__global__ void rank_gather(const K* __restrict__ values, const long long* __restrict__ order,
+                            long long count, K* __restrict__ out) {
+    GRID_STRIDE(r, count) out[r] = values[order[r]];
 }
 
 // ------------------------------------------------------------------------------ Prim

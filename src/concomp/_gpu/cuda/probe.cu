@@ -89,3 +89,33 @@ __global__ void count_roots(const T* __restrict__ r, long long n, unsigned long 
     for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
     if ((threadIdx.x & 31) == 0 && c) atomicAdd(out, c);
 }
+
+// SciPy's numbering from root labels (concomp._gpu.probe.canonical_numbers), two passes
+// around a prefix sum: flags[v] = 1 where v is a root, then labels[v] = number of roots
+// up to roots[v], less one (numbers: the inclusive prefix sum of the flags).
+template <typename T, typename O>
+__global__ void root_flags(const T* __restrict__ roots, long long n, O* __restrict__ flags) {
+    GRID_STRIDE(v, n) flags[v] = roots[v] == (T)v;
+}
+
+template <typename T, typename O>
+__global__ void root_numbers(const T* __restrict__ roots, const O* __restrict__ numbers,
+                             long long n, O* __restrict__ labels) {
+    GRID_STRIDE(v, n) labels[v] = numbers[roots[v]] - 1;
+}
+
+// The edge ids a forest run recorded (concomp._gpu.probe.forest_edge_ids): ids[v] = hook[v]
+// widened to int64 where the slot is set (>= 0), else the largest int64, so that one sort
+// puts the set slots first in ascending order; *count = how many are set.
+template <typename T>
+__global__ void hook_ids(const T* __restrict__ hook, long long n, long long* __restrict__ ids,
+                         unsigned long long* count) {
+    unsigned long long c = 0;
+    GRID_STRIDE(v, n) {
+        const T h = hook[v];
+        ids[v] = h >= 0 ? (long long)h : 0x7fffffffffffffffll;
+        c += h >= 0;
+    }
+    for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
+    if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
+}
