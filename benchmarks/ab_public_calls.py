@@ -13,8 +13,9 @@ reason; CUDA events), the median of ``--reps`` calls after a warm-up:
   (both directions of every edge, in CSR order) into a fresh structure;
 - ``user/...``: calls as users make them, wall clock (``perf_counter`` around a call that
   ends in a device synchronisation): a fresh ``Graph.from_csr`` of device arrays per call,
-  host NumPy edge pairs and a SciPy CSR sent to the GPU, and a path and a grid whose ids
-  follow their geometry.
+  host NumPy edge pairs and a SciPy CSR sent to the GPU, spanning forests of host and
+  device edge pairs, a minimum spanning forest of device pairs with float64 weights,
+  and a path and a grid whose ids follow their geometry.
 
 Usage (on a GPU machine)::
 
@@ -84,6 +85,21 @@ def user_paths(measure, cp, np, concomp, reps: int) -> dict:
         lambda: concomp.connected_components(concomp.Graph.from_csr(ip, ix, n)),
         reps,
     )
+    cs, cd = cp.asarray(s), cp.asarray(d)
+    out["user/forest-numpy-pair-rmat20"] = _wall_median(
+        measure, lambda: concomp.spanning_forest((s, d), num_nodes=n, device="gpu"), reps
+    )
+    out["user/forest-device-pair-rmat20"] = _wall_median(
+        measure, lambda: concomp.spanning_forest((cs, cd), num_nodes=n), reps
+    )
+    out["count/forest-rmat20"] = int(concomp.spanning_forest((cs, cd), num_nodes=n).src.shape[0])
+    wf = cp.asarray(np.random.default_rng(2).random(s.shape[0]))  # wide keys: ranked edges
+
+    def msf_float():
+        return concomp.minimum_spanning_forest(concomp.as_graph((cs, cd), n, weights=wf))
+
+    out["user/msf-float64-device-pair-rmat20"] = _wall_median(measure, msf_float, reps)
+    out["weight/msf-float64-rmat20"] = float(msf_float().total_weight)
     for k in (20, 22):
         v = cp.arange(1 << k, dtype=cp.int32)
         out[f"user/path-2^{k}-ids-in-order"] = _wall_median(
@@ -199,13 +215,13 @@ def main() -> None:
             f"{k:28s}"
             + "".join(f"{' / '.join(f'{x:.3f}' for x in row[lab]):>22s}" for lab in labels)
         )
+    if args.out:  # written before the check, so a mismatch keeps its numbers
+        args.out.write_text(json.dumps({"trees": trees, "rounds": runs, "table": table}, indent=1))
     for k in runs[labels[0]][0]:
         if k.split("/")[0] in ("count", "weight"):
             vals = {lab: runs[lab][0][k] for lab in labels}
             if len(set(vals.values())) != 1:
                 sys.exit(f"results differ between trees: {k} {vals}")
-    if args.out:
-        args.out.write_text(json.dumps({"trees": trees, "rounds": runs, "table": table}, indent=1))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from ._limits import msf_bytes
 from .kernels import BLOCK as _BLOCK
 from .kernels import grid_for as _grid
 from .msf_rank import msf_kernel, rank_edges, weight_keys
-from .rows import row_pointer
+from .rows import counting_sort
 
 __all__ = ["PrimLists", "auto_msf_ids", "minimum_spanning_forest_ids", "msf_edge_ids", "prim"]
 
@@ -87,12 +87,12 @@ def _packed_adjacency(eu: Any, ev: Any, n: int):
     cp = cupy_or_raise()
     dt, m = eu.dtype, eu.shape[0]
     rows = cp.concatenate([eu, ev])
-    order = cp.argsort(rows)
+    indptr, order = counting_sort(cp, rows, n, dt, np.int64)
     ranks = cp.arange(m, dtype=dt)
     pairs = cp.stack(
         [cp.concatenate([ev, eu])[order], cp.concatenate([ranks, ranks])[order]], axis=1
     )
-    return row_pointer(cp, rows, n, dt), cp.ascontiguousarray(pairs).ravel()
+    return indptr, cp.ascontiguousarray(pairs).ravel()
 
 
 def _repeat(step, times: int, graph_steps: int) -> None:

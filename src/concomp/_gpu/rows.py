@@ -75,12 +75,16 @@ def row_pointer(cp: Any, keys: Any, n: int, dtype: Any) -> Any:
     return indptr
 
 
-def counting_sort(cp: Any, keys: Any, n: int, ptr_dtype: Any) -> tuple[Any, Any]:
+def counting_sort(
+    cp: Any, keys: Any, n: int, ptr_dtype: Any, order_dtype: Any = None
+) -> tuple[Any, Any]:
     """``(indptr, order)``: the row pointer (``ptr_dtype``) of ``keys`` (values in
-    ``[0, n)``) and a stable order of their positions, row by row, in the keys' dtype."""
+    ``[0, n)``) and a stable order of their positions, row by row, in ``order_dtype``
+    (default: the keys' dtype; int64 is the sort's own, with no copy)."""
     m = int(keys.shape[0])
-    order = cp.argsort(keys, kind="stable") if m else cp.zeros(0, keys.dtype)
-    return row_pointer(cp, keys, n, ptr_dtype), order.astype(keys.dtype, copy=False)
+    dt = np.dtype(keys.dtype if order_dtype is None else order_dtype)
+    order = cp.argsort(keys, kind="stable") if m else cp.zeros(0, dt)
+    return row_pointer(cp, keys, n, ptr_dtype), order.astype(dt, copy=False)
 
 
 def symmetric_csr(

@@ -44,7 +44,7 @@ from ..options import Options
 from ._compat import cupy_or_raise
 from ._compile import get_kernel
 from .kernels import BLOCK, grid_for
-from .rows import row_pointer
+from .rows import counting_sort
 
 __all__ = ["INSTANTIATIONS", "scc_algorithm", "scc_labels"]
 
@@ -205,10 +205,9 @@ def _csr_pair(cp: Any, graph: Graph, dt: np.dtype) -> tuple[Any, Any, Any, Any]:
     src, dst = graph.coo()
     indptr, indices, _ = graph.csr()
     n = graph.num_nodes
-    order = cp.argsort(dst)
+    iptr, order = counting_sort(cp, dst, n, dt, np.int64)
     iind = src[order].astype(dt, copy=False)
     del order
-    iptr = row_pointer(cp, dst, n, dt)
     return indptr.astype(dt, copy=False), indices.astype(dt, copy=False), iptr, iind
 
 
