@@ -31,6 +31,10 @@ _TEMPLATES = {
     "prim_outgoing": "prim_outgoing<{t}>",
 }
 _CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+#: Threads per block and edges per tile of the compaction (``RANK_THREADS``, ``RANK_TILE``
+#: in ``cuda/msf.cu``).
+_RANK_THREADS = 256
+_RANK_TILE = _RANK_THREADS * 16
 #: Weight types of the key kernels (other floats are widened to float64 first).
 _WEIGHT_CTYPES = {
     np.dtype(np.bool_): "bool",
@@ -68,7 +72,7 @@ INSTANTIATIONS = tuple(
             for t in _RANK_TEMPLATES.values()
         ]
         + list(_KEY_TEMPLATES)
-        + [f"rank_nonloop<{c}>" for c in _CTYPES.values()]
+        + [f"rank_nonloop_{k}<{c}>" for k in ("count", "write") for c in _CTYPES.values()]
         + [f"rank_endpoint<{c}>" for c in _CTYPES.values()]
         + ["rank_gather<long long>", "rank_gather<unsigned long long>"]
     )
@@ -123,19 +127,23 @@ def _stable_sorts(src: Any, dst: Any, key: Any, m: int, count: int, st: np.dtype
     least significant first, each sort's keys gathered by a kernel of ``cuda/msf.cu``."""
     cp = cupy_or_raise()
     s = _CTYPES[st]
-    nonloop, endpoint, gather_ids, gather_keys = get_kernels(
+    count_tiles, write_tiles, endpoint, gather_ids, gather_keys = get_kernels(
         "msf.cu",
         (
-            f"rank_nonloop<{s}>",
+            f"rank_nonloop_count<{s}>",
+            f"rank_nonloop_write<{s}>",
             f"rank_endpoint<{s}>",
             "rank_gather<long long>",
             "rank_gather<unsigned long long>",
         ),
     )
-    ids = cp.empty(m, dtype=cp.int64)
-    nonloop(_grid(m), (_BLOCK,), (src, dst, np.int64(m), ids))
-    ids.sort()  # the non-loop edges first, by id
-    order = ids[:count]
+    tiles = (-(-m // _RANK_TILE),)
+    tile_counts = cp.empty(tiles[0], dtype=cp.int64)
+    count_tiles(tiles, (_RANK_THREADS,), (src, dst, np.int64(m), tile_counts))
+    order = cp.empty(count, dtype=cp.int64)  # the non-loop edges, by id
+    tile_ends = cp.cumsum(tile_counts)
+    write_tiles(tiles, (_RANK_THREADS,), (src, dst, np.int64(m), tile_ends, order))
+    del tile_counts, tile_ends
     ends = cp.empty(count, dtype=st)
     for take_max in (1, 0):  # max(u, v) first: the less significant key
         args = (src, dst, order, np.int64(count), np.int32(take_max), ends)

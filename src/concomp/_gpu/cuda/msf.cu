@@ -145,12 +145,57 @@ __global__ void rank_decode(const S* __restrict__ src, const S* __restrict__ dst
 // kernels gather each sort's keys and compose the permutations (CuPy's sorts are
 // compiled ahead of time; its comparisons, compaction and gathers compile on first use).
 
-// ids[e] = e for a non-loop edge, else the largest int64: one sort lists the non-loop
-// edges first, in id order.
+// The non-loop edges' ids in ascending order, by an order-keeping compaction over tiles
+// of RANK_TILE edges, one block of RANK_THREADS threads each: rank_nonloop_count counts a
+// tile's non-loop edges; after a prefix sum of the counts, rank_nonloop_write writes the
+// tile's ids from its offset, RANK_THREADS edges at a time (warp ballots order them).
+#define RANK_THREADS 256
+#define RANK_TILE (RANK_THREADS * 16)
+
 template <typename S>
-__global__ void rank_nonloop(const S* __restrict__ src, const S* __restrict__ dst, long long m,
-                             long long* __restrict__ ids) {
-    GRID_STRIDE(e, m) ids[e] = src[e] != dst[e] ? e : 0x7fffffffffffffffll;
+__global__ void rank_nonloop_count(const S* __restrict__ src, const S* __restrict__ dst,
+                                   long long m, long long* __restrict__ tile_counts) {
+    const long long base = (long long)blockIdx.x * RANK_TILE;
+    int c = 0;
+    for (int j = threadIdx.x; j < RANK_TILE; j += RANK_THREADS) {
+        const long long e = base + j;
+        c += e < m && src[e] != dst[e];
+    }
+    for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(0xffffffffu, c, off);
+    __shared__ int warp_count[RANK_THREADS / 32];
+    if ((threadIdx.x & 31) == 0) warp_count[threadIdx.x >> 5] = c;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        long long total = 0;
+        for (int w = 0; w < RANK_THREADS / 32; ++w) total += warp_count[w];
+        tile_counts[blockIdx.x] = total;
+    }
+}
+
+// ends: the inclusive prefix sum of the tiles' counts.
+template <typename S>
+__global__ void rank_nonloop_write(const S* __restrict__ src, const S* __restrict__ dst,
+                                   long long m, const long long* __restrict__ ends,
+                                   long long* __restrict__ ids) {
+    const long long base = (long long)blockIdx.x * RANK_TILE;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    __shared__ int warp_count[RANK_THREADS / 32];
+    long long next = blockIdx.x ? ends[blockIdx.x - 1] : 0;  // the same in every thread
+    for (int j0 = 0; j0 < RANK_TILE; j0 += RANK_THREADS) {
+        const long long e = base + j0 + threadIdx.x;
+        const bool keep = e < m && src[e] != dst[e];
+        const unsigned int mask = __ballot_sync(0xffffffffu, keep);
+        if (lane == 0) warp_count[warp] = __popc(mask);
+        __syncthreads();
+        int before = __popc(mask & ((1u << lane) - 1)), all = 0;
+        for (int w = 0; w < RANK_THREADS / 32; ++w) {
+            before += w < warp ? warp_count[w] : 0;
+            all += warp_count[w];
+        }
+        if (keep) ids[next + before] = e;
+        next += all;
+        __syncthreads();  // warp_count is rewritten by the next step
+    }
 }
 
 // out[r] = the larger (take_max) or the smaller endpoint of edge order[r].
