@@ -109,6 +109,7 @@ def measure(entry: str, shape: str, n: int, kind: str, start: str, repeats: int)
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--entries", nargs="+", choices=ENTRIES, default=list(ENTRIES))
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
     result: dict = {
@@ -117,11 +118,12 @@ def main(argv: list[str] | None = None) -> int:
         "commit": _commit(),
         "cpus": os.cpu_count(),
         "repeats": args.repeats,
+        "entries": args.entries,
         "rows": [],
     }
     out = args.out or HERE / "results" / f"{result['date']}-cpu-{result['commit']}-numpy-start.json"
     print(f"{'entry':<24}{'shape':<14}{'n':>9}{'input':>7}  first on/off (s)  2nd,3rd on")
-    for entry in ENTRIES:
+    for entry in args.entries:
         for shape, n, kinds in ROWS:
             for kind in kinds:
                 if entry == "stream" and kind != "pair":

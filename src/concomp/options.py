@@ -80,8 +80,8 @@ class Options:
     numpy_start : bool
         CPU ``algorithm="auto"`` (components, spanning forests, minimum spanning
         forests, streams): while the compiled kernels are not loaded, graphs (and
-        stream chunks) of fewer than 2**20 vertices and up to 2**20 edges (2**18 for
-        minimum spanning forests) are answered with NumPy,
+        stream chunks) of fewer than 2**20 vertices and up to 2**20 edges are answered
+        with NumPy,
         until those runs have cost half a second in the process
         (:mod:`concomp._cpu.numpy_start`). False always runs the compiled kernels
         (:func:`concomp.warmup` does, to compile them).

@@ -62,10 +62,10 @@ MAX_EDGES = 1 << 20
 #: Below the canonical labelling's parallel kernel (``components.PARALLEL_LABELS_FROM``
 #: vertices): a graph this small is numbered with NumPy too.
 MAX_NODES = (1 << 20) - 1
-#: Edges up to which a minimum spanning forest is answered with NumPy: its sort and
-#: rounds cost several times a components run per edge (at 2**20 edges 0.8-1.9 s,
-#: more than loading the kernels; at 2**18 at most a quarter second here).
-MSF_MAX_EDGES = 1 << 18
+#: Edges up to which a minimum spanning forest is answered with NumPy: as for the
+#: other calls (its Borůvka contracts the graph every round, so a round costs the
+#: edges left, not the vertices).
+MSF_MAX_EDGES = MAX_EDGES
 #: Seconds of NumPy runs after which the compiled kernels are loaded (about what
 #: importing numba and loading cached kernels costs a fresh process).
 RENT_SECONDS = 0.5
@@ -233,27 +233,32 @@ def _msf(src: np.ndarray, dst: np.ndarray, key: np.ndarray, n: int) -> np.ndarra
     # the tie rule's order; lexsort is stable, so equal (key, lo, hi) stay in id order
     ends = lo[ids].astype(np.int64) * n + hi[ids]
     ids = ids[np.lexsort((ends, key[ids]))]
-    u, v = src[ids], dst[ids]
-    comp = np.arange(n, dtype=np.int64)
+    # Borůvka on the contracted graph: after each round the edges name the components
+    # of their ends, numbered 0 .. c-1, so a round costs its edges and components, not n
+    cu, cv, c = src[ids], dst[ids], n
     none = np.iinfo(np.int64).max
-    first = np.empty(n, np.int64)
     chosen: list[np.ndarray] = []
     for _ in range(round_limit(n)):
-        cu, cv = comp[u], comp[v]
         apart = cu != cv
         if not apart.any():
             return _ascending(chosen)
-        u, v, ids, cu, cv = u[apart], v[apart], ids[apart], cu[apart], cv[apart]
-        at = np.arange(u.shape[0])  # positions stay in the tie rule's order
-        first.fill(none)
+        ids, cu, cv = ids[apart], cu[apart], cv[apart]
+        at = np.arange(cu.shape[0])  # positions stay in the tie rule's order
+        first = np.full(c, none, np.int64)
         np.minimum.at(first, cu, at)
         np.minimum.at(first, cv, at)
-        picked = np.unique(first[first != none])
+        # the edges some component picked, ascending (a mark, not numpy.unique: its
+        # hashing took most of a round)
+        mark = np.zeros(cu.shape[0], np.bool_)
+        mark[first[first != none]] = True
+        picked = np.flatnonzero(mark)
         chosen.append(ids[picked])
-        joined = _roots(cu[picked], cv[picked], n)
+        joined = _roots(cu[picked], cv[picked], c)
         if joined is None:
             return None
-        comp = joined[comp]
+        number = np.cumsum(joined == np.arange(c, dtype=joined.dtype), dtype=joined.dtype) - 1
+        renamed = number[joined]  # component -> its new component, 0 .. c'-1
+        cu, cv, c = renamed[cu], renamed[cv], int(number[-1]) + 1
     return None
 
 
