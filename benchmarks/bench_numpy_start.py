@@ -2,7 +2,8 @@
 
 Each row is a fresh Python process with a warm numba cache that builds one input
 (NumPy edge pair, SciPy CSR, or a fresh ``concomp.Graph``; before the clock), then
-times three calls of one entry point in a row: the first shows what a new process
+times three calls of one entry point in a row (for ``insert``, every edge into a new
+``IncrementalConnectivity`` each time): the first shows what a new process
 pays, the next two whether anything stays slow. Each row runs with the default
 options (the NumPy start on) and with ``Options(numpy_start=False)`` (the kernels
 from the first call), median of ``--repeats`` processes after one that fills the
@@ -31,7 +32,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_first_call import _commit, _python  # noqa: E402  (a sibling script)
 
-ENTRIES = ("connected_components", "spanning_forest", "minimum_spanning_forest", "stream")
+ENTRIES = ("connected_components", "spanning_forest", "minimum_spanning_forest", "stream", "insert")
 
 #: (shape, n, input kinds): the random graph in every input kind, the others as pairs.
 ROWS = (
@@ -79,6 +80,8 @@ def call():
     elif entry == "minimum_spanning_forest":
         g = graph if kind != "pair" else concomp.as_graph(graph, n, weights=w)
         concomp.minimum_spanning_forest(g, device="cpu", options=opts)
+    elif entry == "insert":  # every edge into a new structure
+        concomp.IncrementalConnectivity(n, device="cpu", options=opts).insert(src, dst)
     else:
         half = src.shape[0] // 2
         pieces = [(src[:half], dst[:half]), (src[half:], dst[half:])]
@@ -126,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     for entry in args.entries:
         for shape, n, kinds in ROWS:
             for kind in kinds:
-                if entry == "stream" and kind != "pair":
+                if entry in ("stream", "insert") and kind != "pair":
                     continue
                 on = measure(entry, shape, n, kind, "on", args.repeats)
                 off = measure(entry, shape, n, kind, "off", args.repeats)

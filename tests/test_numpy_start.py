@@ -259,6 +259,9 @@ if mode == "auto":
     pieces = [(src[:30000], dst[:30000]), (src[30000:], dst[30000:])]
     count, labels = concomp.stream_components(pieces, device="cpu")
     out["stream"] = [int(count), labels.tolist(), "numba" in sys.modules]
+    ic = concomp.IncrementalConnectivity(n, device="cpu")
+    joined = ic.insert(src, dst)
+    out["insert"] = [np.flatnonzero(joined).tolist(), "numba" in sys.modules]
     from concomp._cpu import numpy_start as nr
     calls = 1
     while "numba" not in sys.modules and calls < 10000:
@@ -270,6 +273,10 @@ if mode == "auto":
 elif mode.startswith("warmup"):
     concomp.warmup(device="cpu", what=[mode.split(":")[1]])
     out["loaded"] = sorted(k for k in sys.modules if k.startswith("concomp._cpu."))
+elif mode == "insert-explicit":
+    ic = concomp.IncrementalConnectivity(n, device="cpu", algorithm="none-rem_cas-halve-coo")
+    ic.insert(src, dst)
+    out["explicit_loads_numba"] = "numba" in sys.modules
 elif mode == "stream-explicit":
     concomp.stream_components([(src, dst)], n, device="cpu", algorithm="none-rem_cas-splice-coo")
     out["explicit_loads_numba"] = "numba" in sys.modules
@@ -314,12 +321,18 @@ def test_a_fresh_process_answers_small_calls_without_numba_until_the_rent_is_spe
     assert msf_ids == want_msf.edge_ids.tolist()
     count, labels, numba_loaded = out["stream"]
     assert not numba_loaded and count == want[0] and labels == want[1].tolist()
+    joined, numba_loaded = out["insert"]
+    assert not numba_loaded
+    kruskal = concomp.minimum_spanning_forest(  # by position: the inserts that join
+        (src, dst), np.arange(60000), device="cpu", algorithm="kruskal"
+    )
+    assert joined == kruskal.edge_ids.tolist()
     calls, spent = out["loaded_after"]
     assert calls > 1 and spent  # numba came in once the NumPy runs had cost RENT_SECONDS
     assert out["compiled"] == [want[0], want[1].tolist()]
 
 
-@pytest.mark.parametrize("mode", ["none-rem_cas-splice-coo", "stream-explicit"])
+@pytest.mark.parametrize("mode", ["none-rem_cas-splice-coo", "stream-explicit", "insert-explicit"])
 def test_an_explicit_algorithm_runs_its_compiled_kernels_at_once(mode):
     assert _child(mode)["explicit_loads_numba"]
 
@@ -331,7 +344,91 @@ def test_an_explicit_algorithm_runs_its_compiled_kernels_at_once(mode):
         ("forest", "unionfind"),
         ("msf", "msf_kruskal"),
         ("streaming", "unionfind"),
+        ("incremental", "incremental_kernels"),
     ],
 )
 def test_warmup_compiles_the_kernels_rather_than_answering_with_numpy(what, kernels):
     assert f"concomp._cpu.{kernels}" in _child(f"warmup:{what}")["loaded"]
+
+
+def _incremental_session(ic) -> dict:
+    """Every kind of batch on ``ic``, and everything it reports after them."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    src, dst = rng.integers(0, n, 2500), rng.integers(0, n, 2500)
+    src[:40] = dst[:40]  # self loops join nothing
+    out = {"insert": ic.insert(src[:1000], dst[:1000]).tolist()}
+    out["connected"] = ic.connected(src[1000:1400], dst[1000:1400]).tolist()
+    ops = rng.integers(0, 2, 600)
+    out["process"] = ic.process(ops, src[1000:1600], dst[1000:1600]).tolist()
+    out["batches"] = ic.insert_batches(src[1600:2300], dst[1600:2300], 64).tolist()
+    out["mixed_batches"] = ic.process_batches(
+        rng.integers(0, 2, 200), src[2300:], dst[2300:], 16
+    ).tolist()
+    out["find"] = ic.find(np.arange(n)).tolist()
+    out["labels"] = ic.labels().tolist()
+    out["components"] = ic.num_components
+    f = ic.spanning_forest()
+    out["forest"] = [f.src.tolist(), f.dst.tolist(), f.batch_ids.tolist(), f.edge_ids.tolist()]
+    out["num_batches"] = ic.num_batches
+    return out
+
+
+def test_incremental_batches_with_numpy_equal_the_compiled_rule(monkeypatch):
+    """Every batch kind answered with NumPy (and the switch to the kernels that mixed
+    batches of batches make) gives what the compiled rule gives, the forest included."""
+    from concomp.incremental import IncrementalConnectivity
+
+    want = _incremental_session(
+        IncrementalConnectivity(device="cpu", options=Options(numpy_start=False))
+    )
+    monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
+    monkeypatch.setattr(nr, "_spent", 0.0)
+    ic = IncrementalConnectivity(device="cpu")
+    assert ic._engine.numpy
+    assert _incremental_session(ic) == want
+    assert not ic._engine.numpy  # the mixed batches of batches loaded the kernels
+
+
+@pytest.mark.parametrize("stop", ["rent", "rounds"])
+def test_incremental_switches_to_the_kernels_midway_with_the_same_answers(monkeypatch, stop):
+    from concomp.incremental import IncrementalConnectivity
+
+    rng = np.random.default_rng(3)
+    order = rng.permutation(4096)  # a shuffled path: several rounds
+    src, dst = order[:-1], order[1:]
+    want = IncrementalConnectivity(device="cpu", options=Options(numpy_start=False))
+    want_joined = [want.insert(src[:2000], dst[:2000]), want.insert(src[2000:], dst[2000:])]
+    monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
+    monkeypatch.setattr(nr, "_spent", 0.0)
+    ic = IncrementalConnectivity(device="cpu")
+    first = ic.insert(src[:2000], dst[:2000])
+    assert ic._engine.numpy
+    if stop == "rent":
+        monkeypatch.setattr(nr, "_spent", nr.RENT_SECONDS)
+    else:
+        monkeypatch.setattr(nr, "round_limit", lambda n: 1)
+    second = ic.insert(src[2000:], dst[2000:])
+    assert not ic._engine.numpy
+    np.testing.assert_array_equal(first, want_joined[0])
+    np.testing.assert_array_equal(second, want_joined[1])
+    np.testing.assert_array_equal(ic.labels(), want.labels())
+    got, exp = ic.spanning_forest(), want.spanning_forest()
+    for a in ("src", "dst", "batch_ids", "edge_ids"):
+        np.testing.assert_array_equal(getattr(got, a), getattr(exp, a))
+
+
+def test_incremental_state_saved_from_numpy_loads_into_the_kernels(monkeypatch, tmp_path):
+    from concomp.incremental import IncrementalConnectivity
+
+    monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
+    monkeypatch.setattr(nr, "_spent", 0.0)
+    rng = np.random.default_rng(5)
+    src, dst = rng.integers(0, 500, 700), rng.integers(0, 500, 700)
+    ic = IncrementalConnectivity(device="cpu")
+    ic.insert(src[:400], dst[:400])
+    ic.save(tmp_path / "state")
+    back = IncrementalConnectivity.load(tmp_path / "state")
+    later = back.insert(src[400:], dst[400:])
+    np.testing.assert_array_equal(later, ic.insert(src[400:], dst[400:]))
+    np.testing.assert_array_equal(back.labels(), ic.labels())

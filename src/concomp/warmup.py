@@ -148,9 +148,11 @@ def _msf(dev: str, graphs: list) -> None:
 
 def _incremental(dev: str, graphs: list) -> None:
     from .incremental import IncrementalConnectivity
+    from .options import Options
 
+    opts = Options(numpy_start=False)  # the compiled kernels, not the NumPy start
     for src, dst, n in graphs:
-        ic = IncrementalConnectivity(n, device=dev)
+        ic = IncrementalConnectivity(n, device=dev, options=opts)
         half = src.shape[0] // 2
         ic.insert(src[:half], dst[:half])
         ic.insert_batches(src[half:], dst[half:], max(1, half // 8))

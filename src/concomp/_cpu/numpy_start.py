@@ -47,6 +47,7 @@ __all__ = [
     "MAX_NODES",
     "MSF_MAX_EDGES",
     "RENT_SECONDS",
+    "insert_links",
     "numpy_forest",
     "numpy_msf",
     "numpy_open",
@@ -233,17 +234,27 @@ def _msf(src: np.ndarray, dst: np.ndarray, key: np.ndarray, n: int) -> np.ndarra
     # the tie rule's order; lexsort is stable, so equal (key, lo, hi) stay in id order
     ends = lo[ids].astype(np.int64) * n + hi[ids]
     ids = ids[np.lexsort((ends, key[ids]))]
-    # Borůvka on the contracted graph: after each round the edges name the components
-    # of their ends, numbered 0 .. c-1, so a round costs its edges and components, not n
-    cu, cv, c = src[ids], dst[ids], n
+    picked = _boruvka(src[ids], dst[ids], n)
+    return None if picked is None else np.sort(ids[picked])
+
+
+def _boruvka(cu: np.ndarray, cv: np.ndarray, c: int) -> np.ndarray | None:
+    """Positions of the minimum spanning forest of the edges ``(cu[i], cv[i])`` over
+    vertices ``0 .. c-1``, an edge's position being its weight (Kruskal's edges in list
+    order), unordered; None past the round limit.
+
+    Borůvka on the contracted graph: after each round the edges name the components of
+    their ends, numbered 0 .. c-1, so a round costs its edges and components, not n.
+    """
     none = np.iinfo(np.int64).max
+    ids = np.arange(cu.shape[0])
     chosen: list[np.ndarray] = []
-    for _ in range(round_limit(n)):
+    for _ in range(round_limit(c)):
         apart = cu != cv
         if not apart.any():
-            return _ascending(chosen)
+            return np.concatenate(chosen) if chosen else np.zeros(0, np.int64)
         ids, cu, cv = ids[apart], cu[apart], cv[apart]
-        at = np.arange(cu.shape[0])  # positions stay in the tie rule's order
+        at = np.arange(cu.shape[0])  # positions stay in list order
         first = np.full(c, none, np.int64)
         np.minimum.at(first, cu, at)
         np.minimum.at(first, cv, at)
@@ -260,6 +271,42 @@ def _msf(src: np.ndarray, dst: np.ndarray, key: np.ndarray, n: int) -> np.ndarra
         renamed = number[joined]  # component -> its new component, 0 .. c'-1
         cu, cv, c = renamed[cu], renamed[cv], int(number[-1]) + 1
     return None
+
+
+def insert_links(
+    parent: np.ndarray, src: np.ndarray, dst: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The inserts of ``(src, dst)``, in their order, into the union-find ``parent``
+    (every entry a root, the smallest vertex of its component), or None past the round
+    limit (``parent`` unchanged either way).
+
+    Returns ``(picked, parents, slots)``: the ascending positions of the edges that join
+    two components (Kruskal's edges by position), the parents after the inserts (every
+    entry a root again, the smallest vertex of its component), and one hook slot per
+    picked edge, in the same order: the roots that stopped being roots, ascending.
+    Their count equals the picked edges' (each joins two components into one). The
+    seconds count against the rent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> src, dst = np.array([0, 1, 0, 3]), np.array([1, 0, 2, 2])
+    >>> picked, parents, slots = insert_links(np.arange(4), src, dst)
+    >>> picked.tolist(), parents.tolist(), slots.tolist()
+    ([0, 2, 3], [0, 0, 0, 0], [1, 2, 3])
+    """
+    with _rent():
+        n = int(parent.shape[0])
+        picked = _boruvka(parent[src], parent[dst], n)
+        if picked is None:
+            return None
+        picked.sort()
+        joined = _hook(parent.copy(), src[picked], dst[picked])
+        if joined is None:
+            return None
+        ids = np.arange(n, dtype=parent.dtype)
+        slots = np.flatnonzero((parent == ids) & (joined != ids))
+        return picked, joined, slots
 
 
 def _ascending(parts: list[np.ndarray]) -> np.ndarray:

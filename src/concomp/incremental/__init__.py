@@ -195,6 +195,8 @@ class IncrementalConnectivity:
         self._options = resolve_options(options)
         dev = _choose_device(device)
         self._variant = _choose_variant(algorithm, dev)
+        if resolve_variant(algorithm) is not None:  # a named rule runs its compiled kernels
+            self._options = self._options.with_(numpy_start=False)
         cap, dt = plan_capacity(0, np.int32, int(n), self._options.int32_capacity)
         self._engine = driver(dev, "incremental", "IncrementalEngine")(
             self._variant, cap, dt, self._options
