@@ -82,14 +82,15 @@ class IncrementalEngine(ArrayState):
         result = np.zeros(m, dtype=bool)
         mixed = kind == "mixed"
         if self._numpy_takes(m):
-            if kind != "query":
-                at = np.arange(m) if not mixed else np.flatnonzero(ops == 0)
-                if not self._numpy_insert(u, v, at, np.full(at.shape[0], batch), at, result):
-                    return self.run(kind, ops, u, v, batch)  # the kernels take the batch
-            if kind != "insert":  # every parent is a root
-                at = np.arange(m) if not mixed else np.flatnonzero(ops == 1)
-                result[at] = self.parents[u[at]] == self.parents[v[at]]
-            return result
+            at = np.arange(m) if not mixed else np.flatnonzero(ops == 0)
+            # an insert past the round limit changes nothing: the kernels take the batch
+            if kind == "query" or self._numpy_insert(
+                u, v, at, np.full(at.shape[0], batch), at, result
+            ):
+                if kind != "insert":  # every parent is a root
+                    at = np.arange(m) if not mixed else np.flatnonzero(ops == 1)
+                    result[at] = self.parents[u[at]] == self.parents[v[at]]
+                return result
         from .incremental_kernels import insert_range, query_range
 
         o = ops if mixed else self._no_ops
@@ -122,14 +123,13 @@ class IncrementalEngine(ArrayState):
         stream; ``kind`` is "insert" or "mixed"."""
         result = np.zeros(u.shape[0], dtype=bool)
         mixed = kind == "mixed"
-        if mixed:  # queries between the batches: the compiled kernels
-            if self.numpy:
-                self._load_kernels()
-        elif self._numpy_takes(u.shape[0]):
+        if not mixed and self._numpy_takes(u.shape[0]):
             # batches in a row are one sequence: Kruskal's edges by position over all of it
             at = np.arange(u.shape[0])
             if self._numpy_insert(u, v, at, first + at // size, at % size, result):
                 return result
+        elif self.numpy:  # queries between the batches: the compiled kernels
+            self._load_kernels()
         from .incremental_kernels import stream
 
         self.links += stream(
