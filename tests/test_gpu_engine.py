@@ -383,3 +383,45 @@ def test_device_canonical_numbers_equal_the_numpy_numbering(roots_dtype, label_d
         assert count == int(is_root.sum())
         assert labels.dtype == np.dtype(label_dtype)
         np.testing.assert_array_equal(cp.asnumpy(labels), want)
+
+
+class _Recorder:
+    """Stands in for a run's kernel set and records which kernels it hands out."""
+
+    def __init__(self, kernels) -> None:
+        self.kernels, self.used = kernels, set()
+
+    def __getattr__(self, key):
+        if key in self.kernels.names:
+            self.used.add(key)
+        return getattr(self.kernels, key)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [Options(), Options(link_order="keyed"), Options(one_side_above_bytes=0)],
+    ids=["id-order", "keyed", "one-sided"],
+)
+@pytest.mark.parametrize(
+    "variant",
+    [
+        v
+        for v in all_variants("gpu")
+        if v.family == "unionfind" and str(v.sampling) not in ("stages",)
+    ],
+    ids=str,
+)
+def test_kernel_plan_holds_every_kernel_a_run_launches(variant, options, device_graphs):
+    """A run compiles its plan side by side before it starts (``_gpu/_build.py``); a
+    kernel it launches outside the plan would compile alone, after the others."""
+    from concomp._gpu.forest import records_forest
+    from concomp._gpu.unionfind import UnionFindRun
+
+    for record in (False, True) if records_forest(variant) else (False,):
+        for name in ("shuffled_path", "grid_permuted", "dense", "hub_dups"):
+            g = device_graphs[name][0]
+            run = UnionFindRun(g, variant, record, options)
+            recorder = _Recorder(run.k)
+            run.k = recorder
+            run.execute()
+            assert recorder.used <= set(run.kernel_plan()), (name, record, recorder.used)

@@ -1,4 +1,5 @@
-"""A new process's first GPU calls, with an empty kernel cache, compile no CUB reduction.
+"""A new process's first GPU calls, with an empty kernel cache, compile no CUB reduction
+and none of CuPy's element-wise kernels but the copy inside ``cupy.argsort``.
 
 CuPy compiles a CUB block reduction with NVRTC for reductions such as ``ndarray.all``
 and the checks inside ``cupy.bincount`` (seconds each, on a new machine), and then
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.gpu
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 SCRIPT = r"""
-import json, sys
+import json, re, sys
 import numpy as np
 import cupy.cuda.compiler as compiler
 import concomp
@@ -34,7 +35,8 @@ programs = []
 compile_program = compiler._NVRTCProgram.compile
 
 def record(self, *args, **kwargs):
-    programs.append(self.src)
+    options = args[0] if args else kwargs.get("options", ())
+    programs.append((self.src, "-DCONCOMP_NVRTC" in options))
     return compile_program(self, *args, **kwargs)
 
 compiler._NVRTCProgram.compile = record
@@ -56,7 +58,12 @@ out = {}
 for name, call in calls.items():
     before = len(programs)
     call()
-    out[name] = sum("cub/" in p for p in programs[before:])
+    mine = programs[before:]
+    out[name] = {
+        "cub": sum("cub/" in src for src, _ in mine),
+        "cupy": sorted(set(re.findall(r"__global__ void (\w+)", " ".join(
+            src for src, ours in mine if not ours)))),
+    }
 print(json.dumps(out))
 """
 
@@ -70,4 +77,16 @@ def test_first_gpu_calls_compile_no_cub_reduction(tmp_path):
     counts = json.loads(out.stdout.strip().splitlines()[-1])
     if counts is None:
         pytest.skip("this CuPy has no cupy.cuda.compiler._NVRTCProgram to observe")
-    assert counts == dict.fromkeys(counts, 0)
+    assert {name: c["cub"] for name, c in counts.items()} == dict.fromkeys(counts, 0)
+    # CuPy's own kernels: only the copy that cupy.argsort makes of its input
+    # (concomp._gpu.ops.prefetch_argsort); every other step is one of the engine's
+    # kernels, compiled side by side with the rest of the call's
+    for name, c in counts.items():
+        others = [k for k in c["cupy"] if not _is_argsort_copy(k)]
+        assert others == [], (name, others)
+
+
+def _is_argsort_copy(kernel: str) -> bool:
+    """``cupy_copy__int32_int32`` and the like: a copy between equal dtypes."""
+    parts = kernel.split("__")
+    return parts[0] == "cupy_copy" and len(parts) == 2 and len(set(parts[1].split("_"))) == 1

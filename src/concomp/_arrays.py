@@ -9,11 +9,13 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "astype",
     "get_xp",
     "index_dtype_for",
     "is_cupy_array",
     "is_torch_tensor",
     "sparse_module",
+    "take",
     "to_device",
     "to_numpy",
 ]
@@ -75,3 +77,24 @@ def to_device(a: Any) -> Any:
 def index_dtype_for(n: int, nnz: int = 0) -> np.dtype:
     """int32 when every vertex id and every CSR offset fits, else int64."""
     return np.dtype(np.int32) if max(n, nnz) <= INT32_MAX else np.dtype(np.int64)
+
+
+def take(values: Any, idx: Any) -> Any:
+    """``values[idx]`` where ``values`` lives; on the device by the engine's own gather
+    (:func:`concomp._gpu.ops.take`: CuPy's fancy indexing compiles a kernel of its own
+    on a new machine)."""
+    if is_cupy_array(values):
+        from ._gpu._compat import device_take
+
+        return device_take(values, idx)
+    return values[idx]
+
+
+def astype(a: Any, dtype: Any) -> Any:
+    """``a.astype(dtype, copy=False)`` where ``a`` lives; on the device by the engine's
+    own cast (:func:`concomp._gpu.ops.astype`)."""
+    if is_cupy_array(a):
+        from ._gpu._compat import device_astype
+
+        return device_astype(a, dtype)
+    return a.astype(dtype, copy=False)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ._arrays import to_device, to_numpy
+from ._arrays import astype, take, to_device, to_numpy
 from ._dispatch import GPU_MIN_EDGES, choose_device, driver
 from ._host_input import device_graph, host_route
 from ._input import as_graph
@@ -253,11 +253,11 @@ def forest_variant(g: Graph, algorithm: Any, dev: str, options: Options | None =
 
 def assemble(g: Graph, ids: Any, count: int) -> SpanningForest:
     """Gather endpoints for ``ids`` on the graph's own device."""
-    ids = (to_numpy(ids) if g.device == "cpu" else to_device(ids)).astype(np.int64, copy=False)
+    ids = astype(to_numpy(ids) if g.device == "cpu" else to_device(ids), np.int64)
     src, dst = g.coo()
-    src, dst = src[ids], dst[ids]
+    src, dst = take(src, ids), take(dst, ids)
     if g.node_ids is not None:
-        src, dst = g.node_ids[src], g.node_ids[dst]
+        src, dst = take(g.node_ids, src), take(g.node_ids, dst)
     return SpanningForest(
         src=src,
         dst=dst,

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._arrays import to_numpy
+from ._arrays import astype, take, to_numpy
 from ._dispatch import choose_device, driver, requested_device
 from ._host_input import device_graph, host_route
 from ._input import as_graph
@@ -255,12 +255,12 @@ def _forest(g: Graph, ids: Any, to_host: bool = False) -> MinimumSpanningForest:
     ``to_host``, move them to the host: host input gets NumPy results and the total
     that the host sums)."""
     xp = g.xp
-    ids = (to_numpy(ids) if g.device == "cpu" else xp.asarray(ids)).astype(np.int64, copy=False)
+    ids = astype(to_numpy(ids) if g.device == "cpu" else xp.asarray(ids), np.int64)
     src, dst = g.coo()
-    w = xp.ones(ids.shape[0], dtype=np.int64) if g.weights is None else g.weights[ids]
-    src, dst = src[ids], dst[ids]
+    w = xp.ones(ids.shape[0], dtype=np.int64) if g.weights is None else take(g.weights, ids)
+    src, dst = take(src, ids), take(dst, ids)
     if g.node_ids is not None:
-        src, dst = g.node_ids[src], g.node_ids[dst]
+        src, dst = take(g.node_ids, src), take(g.node_ids, dst)
     if to_host:
         ids, src, dst, w = (to_numpy(a) for a in (ids, src, dst, w))
     # floats add up in float64 whatever their width, so every device reports the same total

@@ -73,6 +73,10 @@ def warmup(device: str = "auto", what: Iterable[str] = WARMUP_TARGETS) -> dict[s
             for target in targets:
                 start = time.perf_counter()
                 _RUNS[target](dev, graphs)
+                if dev == "gpu":  # kernels the calls started compiling on worker threads
+                    from ._gpu._compat import wait_for_compiles
+
+                    wait_for_compiles()
                 took[f"{dev}:{target}"] = time.perf_counter() - start
     return took
 

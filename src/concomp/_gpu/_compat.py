@@ -233,6 +233,28 @@ def fused_nan_count(w: Any) -> int | None:
     return nan_count(cupy_module(), w)
 
 
+def wait_for_compiles() -> None:
+    """Wait for the kernels that calls started compiling on worker threads
+    (:func:`concomp._gpu._build.wait`)."""
+    from ._build import wait
+
+    wait()
+
+
+def device_take(values: Any, idx: Any) -> Any:
+    """``values[idx]`` by :func:`concomp._gpu.ops.take` (no CuPy kernel to compile)."""
+    from .ops import take
+
+    return take(cupy_module(), values, idx)
+
+
+def device_astype(a: Any, dtype: Any) -> Any:
+    """``a.astype(dtype, copy=False)`` by :func:`concomp._gpu.ops.astype`."""
+    from .ops import astype
+
+    return astype(cupy_module(), a, dtype)
+
+
 def device_counting_sort(keys: Any, n: int, ptr_dtype: Any) -> tuple[Any, Any]:
     """:func:`concomp._gpu.rows.counting_sort` (for :meth:`concomp.Graph.csr`)."""
     from .rows import counting_sort

@@ -16,12 +16,11 @@ imports ``_compat``.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
 
-from ._source import NVRTC_OPTIONS, source_text
+from . import _build
 
 __all__ = ["INSTANTIATIONS", "csr_facts", "fast_dtype", "id_range", "nan_count"]
 
@@ -53,19 +52,9 @@ _BLOCK = 256
 _MAX_BLOCKS = 4096
 
 
-@functools.cache
-def _kernel(cp: Any, name: str, device_id: int) -> Any:
-    with cp.cuda.Device(device_id):
-        mod = cp.RawModule(
-            code=source_text("checks.cu"), options=NVRTC_OPTIONS, name_expressions=[name]
-        )
-        mod.compile()
-    return mod.get_function(name)
-
-
 def _launch(cp: Any, name: str, work: int, args: tuple) -> None:
     blocks = max(1, min(-(-int(work) // _BLOCK), _MAX_BLOCKS))
-    _kernel(cp, name, cp.cuda.Device().id)((blocks,), (_BLOCK,), args)
+    _build.function(cp, "checks.cu", name)((blocks,), (_BLOCK,), args)
 
 
 def _facts(cp: Any) -> Any:

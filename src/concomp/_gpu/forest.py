@@ -29,9 +29,11 @@ from .._rules import FOREST_FAMILIES, UNION_RULES, union_rule
 from ..graph import Graph
 from ..options import Options
 from ..variants import Sampling, Variant
+from . import ops
 from ._compat import cupy_or_raise
 from .components import count_roots, run_variant
-from .probe import forest_edge_ids
+from .probe import forest_edge_ids, prefetch_forest
+from .unionfind import index_dtype_of
 
 __all__ = ["auto_forest_ids", "records_forest", "spanning_forest_ids"]
 
@@ -59,6 +61,11 @@ def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tup
     """
     cp = cupy_or_raise()
     n = graph.num_nodes
+    # a new machine compiles these beside the run's own kernels: the count and the edge
+    # ids below, and the public layer's gather of the endpoints
+    prefetch_forest(index_dtype_of(graph, options))
+    ids = graph._dst if graph._dst is not None else graph._indices  # coo()'s dtype
+    ops.prefetch(cp, ops.names("take", ids.dtype))
     roots, hook = run_variant(graph, variant, options, record=True)
     if n == 0:
         return cp.zeros(0, np.int64), 0

@@ -37,6 +37,7 @@ from .._rules import union_rule, union_rules_for
 from .._shared.state import ArrayState
 from ..options import Options
 from ..variants import Finish, Variant
+from . import ops
 from ._compat import (
     check_device_fits,
     cupy_or_raise,
@@ -44,7 +45,7 @@ from ._compat import (
     device_total_bytes,
     out_of_memory_guard,
 )
-from ._compile import get_kernel
+from ._compile import get_kernel, prefetch
 from .kernels import BLOCK, ctype
 from .kernels import grid_for as _grid
 
@@ -136,6 +137,11 @@ class IncrementalEngine(ArrayState):
         self._barrier = cp.zeros(1, np.uint64)  # the persistent stream's grid barrier
         self._stream: Any = None
         self._fns: dict = {}
+        # a new machine compiles the insert kernel and the ids' cast to the state's type
+        # while the state is allocated
+        prefetch("incremental.cu", [batch_names(self.unite, ctype(dtype))["insert"]])
+        casts = ops.names("astype", np.int64, dtype) if np.dtype(dtype) != np.int64 else ()
+        ops.prefetch(cp, ops.names("arange", dtype) + casts)
         with out_of_memory_guard(
             "incremental connectivity state", self.state_bytes(capacity, dtype)
         ):
@@ -177,8 +183,8 @@ class IncrementalEngine(ArrayState):
             "growing the incremental connectivity state", self.state_bytes(capacity, dt)
         ):
             aux = cp.zeros(capacity if self.needs_aux else 1, np.int32)
-            parents = cp.arange(capacity, dtype=dt)
-            hooks = cp.full((capacity, 4), -1, dtype=np.int64)
+            parents = ops.arange(cp, capacity, dt)
+            hooks = ops.full(cp, capacity * 4, -1, np.int64).reshape(capacity, 4)
         if self.needs_aux:
             aux[:k] = self.aux[:k]
         parents[:k] = self.parents[:k]

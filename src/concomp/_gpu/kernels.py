@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Iterable
 
 import numpy as np
 
 from .._rules import union_rule, union_rules_for
 from ..variants import Finish, Variant
 from ._compat import device_info
-from ._compile import get_kernel
+from ._compile import get_kernel, prefetch
 
 #: Threads per block of every grid-stride kernel.
 BLOCK = 256
@@ -82,6 +83,14 @@ class KernelSet:
         self.filename = filename
         self.names = names
         self._fns: dict = {}
+
+    def prefetch(self, keys: Iterable[str]) -> None:
+        """Start compiling the kernels ``keys`` not loaded yet, side by side on worker
+        threads (:func:`concomp._gpu._compile.prefetch`); returns at once."""
+        fns, names = self.__dict__["_fns"], self.__dict__["names"]
+        todo = [names[key] for key in keys if key not in fns]
+        if todo:
+            prefetch(self.__dict__["filename"], todo)
 
     def compile_all(self) -> None:
         """Compile every kernel of the set now (ahead-of-time warm-up)."""

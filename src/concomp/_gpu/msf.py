@@ -20,7 +20,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..options import Options
-from . import msf_keys
+from . import msf_keys, msf_rank, ops
 from ._compat import check_device_fits, cupy_or_raise, out_of_memory_guard
 from ._limits import msf_bytes
 from .kernels import BLOCK as _BLOCK
@@ -141,6 +141,13 @@ def msf_edge_ids(
     dt = _index_dtype(n, m, index_dtype)
     if m == 0 or n < 2:
         return cp.zeros(0, dtype=cp.int64)
+    if algorithm != "prim":  # a new machine compiles the run's kernels side by side
+        st = np.dtype(np.int64) if np.dtype(src.dtype).itemsize > 4 else np.dtype(np.int32)
+        msf_rank.prefetch(weights, st, dt)
+        msf_keys.prefetch(st, dt)
+        # the public layer then gathers the forest's endpoints and weights by its ids
+        wd = () if weights is None else ops.names("take", weights.dtype)
+        ops.prefetch(cp, ops.names("take", src.dtype) + wd)
     code = weight_keys(weights, m, maximum)
     if algorithm != "prim" and packed_keys:
         ids = msf_keys.spanning_forest_ids_by_keys(src, dst, code, n, dt)

@@ -22,13 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from . import ops
 from ._compat import cupy_or_raise
 from ._compile import get_kernel
+from ._compile import prefetch as prefetch_kernels
 from .kernels import BLOCK as _BLOCK
 from .kernels import grid_for as _grid
 from .msf_rank import id_arrays, key_stats
 
-__all__ = ["INSTANTIATIONS", "boruvka", "spanning_forest_ids_by_keys"]
+__all__ = ["INSTANTIATIONS", "boruvka", "prefetch", "spanning_forest_ids_by_keys"]
 
 _CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _TEMPLATES = ("bk_resolve<{t}>", "bk_link<{t}>", "bk_compress<{t}>")
@@ -43,6 +45,17 @@ _NONE = np.uint64(np.iinfo(np.uint64).max)
 PIVOT_SAMPLE = 1 << 16
 #: Rounds launched between two host synchronisations, after a phase's first round.
 ROUND_BATCH = 4
+
+
+def prefetch(st: np.dtype, dtype: np.dtype) -> None:
+    """Start compiling the rounds' kernels for input ids of ``st`` (packed keys) and
+    ranked ids of ``dtype``, the pivot's sample, and the forest's compaction."""
+    s, t = _CTYPES[np.dtype(st)], _CTYPES[np.dtype(dtype)]
+    names = [f"bk_offer<{s}, {t}>", f"bk_offer<{t}, {t}>", f"bk_sample_keys<{s}>"]
+    names += [f.format(t=t) for f in _TEMPLATES]
+    prefetch_kernels("boruvka.cu", dict.fromkeys(names))
+    cp = cupy_or_raise()
+    ops.prefetch(cp, ops.names("arange", dtype) + ops.names("flatnonzero", np.uint8))
 
 
 def _kernel(expr: str):
@@ -97,10 +110,10 @@ def boruvka(
     s = _CTYPES[np.dtype(su.dtype)]
     qbits, qshift = _tie_bits(n)
     null = np.intp(0)
-    parent = cp.arange(n, dtype=dt)
-    comp = parent.copy()  # each vertex's root, one read (see cuda/boruvka.cu)
-    best = cp.full(n, _NONE, dtype=cp.uint64)
-    best2 = null if ranked else cp.full(n, _NONE, dtype=cp.uint64)
+    parent = ops.arange(cp, n, dt)
+    comp = ops.copy(cp, parent)  # each vertex's root, one read (see cuda/boruvka.cu)
+    best = ops.full(cp, n, _NONE, np.uint64)
+    best2 = null if ranked else ops.full(cp, n, _NONE, np.uint64)
     in_forest = cp.zeros(m, dtype=cp.uint8)  # by input edge id
     lists = [
         (
@@ -202,7 +215,7 @@ def boruvka(
                 trace.append((phase, rounds, cp.cuda.get_elapsed_time(start, stop)))
             done = kept == 0
             grids = (_grid(kept), _grid(live))  # bounds for every later round of the phase
-    return cp.flatnonzero(in_forest)
+    return ops.flatnonzero(cp, in_forest)
 
 
 def _sampled_pivot(
@@ -214,8 +227,6 @@ def _sampled_pivot(
     if m <= target:
         return _NONE
     size = min(m, PIVOT_SAMPLE)
-    # a fixed multiplicative stride: deterministic, and spread over the whole input
-    picks = (cp.arange(size, dtype=cp.int64) * 2654435761) % m
     keys = cp.empty(size, dtype=cp.uint64)
     _kernel(f"bk_sample_keys<{_CTYPES[np.dtype(su.dtype)]}>")(
         _grid(size),
@@ -224,7 +235,7 @@ def _sampled_pivot(
             su,
             sv,
             code,
-            picks,
+            np.int64(m),
             np.int64(size),
             np.uint64(kmin),
             np.int32(qbits),
@@ -232,7 +243,7 @@ def _sampled_pivot(
             keys,
         ),
     )
-    keys = cp.sort(keys)
+    keys.sort()  # in place: cupy.sort's copy would compile a kernel on a new machine
     return np.uint64(int(keys[min(size - 1, size * target // m)].item()))
 
 

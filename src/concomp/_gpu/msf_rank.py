@@ -16,12 +16,22 @@ from typing import Any
 
 import numpy as np
 
+from . import ops
 from ._compat import cupy_or_raise
 from ._compile import get_kernel, get_kernels
+from ._compile import prefetch as prefetch_kernels
 from .kernels import BLOCK as _BLOCK
 from .kernels import grid_for as _grid
 
-__all__ = ["INSTANTIATIONS", "id_arrays", "key_stats", "msf_kernel", "rank_edges", "weight_keys"]
+__all__ = [
+    "INSTANTIATIONS",
+    "id_arrays",
+    "key_stats",
+    "msf_kernel",
+    "prefetch",
+    "rank_edges",
+    "weight_keys",
+]
 
 #: Prim's kernels (:func:`concomp._gpu.msf.prim`).
 _TEMPLATES = {
@@ -105,43 +115,76 @@ def weight_keys(weights: Any, m: int, maximum: bool):
     key = cp.empty(m, dtype=cp.uint64)
     if m == 0:
         return key
-    wt = _WEIGHT_CTYPES[w.dtype]
+    names, together = _key_names(w.dtype)
     if w.dtype.kind in "iub":
-        name = f"int_keys<{wt}, {'false' if w.dtype.kind == 'u' else 'true'}>"
-        get_kernel("msf.cu", name)(_grid(m), (_BLOCK,), (w, np.int64(m), flip, key))
+        get_kernel("msf.cu", names[0])(_grid(m), (_BLOCK,), (w, np.int64(m), flip, key))
         return key
     integral = 0
-    if w.dtype == cp.float64:
-        check, keys = get_kernels("msf.cu", ("float_integral<double>", "float_keys<double>"))
+    if together:
+        check, keys = get_kernels("msf.cu", names)
         flag = cp.zeros(1, dtype=cp.int32)
         check(_grid(m), (_BLOCK,), (w, np.int64(m), flag))
         integral = 1 - int(flag.get()[0])
     else:
-        keys = get_kernel("msf.cu", "float_keys<float>")
+        keys = get_kernel("msf.cu", names[0])
     keys(_grid(m), (_BLOCK,), (w, np.int64(m), np.int32(integral), flip, key))
     return key
+
+
+def _sort_names(st: np.dtype) -> tuple[str, ...]:
+    s = _CTYPES[np.dtype(st)]
+    return (
+        f"rank_nonloop_count<{s}>",
+        f"rank_nonloop_write<{s}>",
+        f"rank_endpoint<{s}>",
+        "rank_gather<long long>",
+        "rank_gather<unsigned long long>",
+    )
+
+
+def _key_names(wdtype: np.dtype) -> tuple[tuple[str, ...], bool]:
+    """The key kernels of weights of ``wdtype``, and whether they form one module."""
+    if wdtype.kind in "iub":
+        wt = _WEIGHT_CTYPES[wdtype]
+        return (f"int_keys<{wt}, {'false' if wdtype.kind == 'u' else 'true'}>",), False
+    if wdtype == np.float32:
+        return ("float_keys<float>",), False
+    return ("float_integral<double>", "float_keys<double>"), True
+
+
+def prefetch(weights: Any, st: np.dtype, dtype: np.dtype) -> None:
+    """Start compiling the key kernels of ``weights``, the key statistics over ids of
+    ``st``, and, for 8-byte weights (whose keys rarely fit Borůvka's packed words), the
+    ranking by stable sorts with its decoding into ids of ``dtype``."""
+    cp = cupy_or_raise()
+    if weights is not None:
+        wd = np.dtype(weights.dtype)
+        names, together = _key_names(
+            np.dtype(np.float64) if wd.kind == "f" and wd not in (np.float32, np.float64) else wd
+        )
+        prefetch_kernels("msf.cu", names, together=together)
+    s, t = _CTYPES[np.dtype(st)], _CTYPES[np.dtype(dtype)]
+    prefetch_kernels("msf.cu", (f"rank_stats<{s}>",))
+    if weights is not None and np.dtype(weights.dtype).itemsize == 8:
+        prefetch_kernels("msf.cu", _sort_names(st), together=True)
+        prefetch_kernels("msf.cu", (f"rank_decode<{s}, {t}>",))
+        ops.prefetch(cp, ops.names("cumsum", np.int64))
+        ops.prefetch_argsort(cp, st)
+        ops.prefetch_argsort(cp, np.uint64)
 
 
 def _stable_sorts(src: Any, dst: Any, key: Any, m: int, count: int, st: np.dtype) -> Any:
     """The non-loop edges' ids sorted by ``(key, min, max, id)``: one stable sort per key,
     least significant first, each sort's keys gathered by a kernel of ``cuda/msf.cu``."""
     cp = cupy_or_raise()
-    s = _CTYPES[st]
     count_tiles, write_tiles, endpoint, gather_ids, gather_keys = get_kernels(
-        "msf.cu",
-        (
-            f"rank_nonloop_count<{s}>",
-            f"rank_nonloop_write<{s}>",
-            f"rank_endpoint<{s}>",
-            "rank_gather<long long>",
-            "rank_gather<unsigned long long>",
-        ),
+        "msf.cu", _sort_names(st)
     )
     tiles = (-(-m // _RANK_TILE),)
     tile_counts = cp.empty(tiles[0], dtype=cp.int64)
     count_tiles(tiles, (_RANK_THREADS,), (src, dst, np.int64(m), tile_counts))
     order = cp.empty(count, dtype=cp.int64)  # the non-loop edges, by id
-    tile_ends = cp.cumsum(tile_counts)
+    tile_ends = ops.cumsum(cp, tile_counts, out=tile_counts)
     write_tiles(tiles, (_RANK_THREADS,), (src, dst, np.int64(m), tile_ends, order))
     del tile_counts, tile_ends
     ends = cp.empty(count, dtype=st)

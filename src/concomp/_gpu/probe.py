@@ -18,11 +18,20 @@ from typing import Any
 import numpy as np
 
 from ..graph import Graph
+from . import ops
 from ._compat import cupy_or_raise, out_of_memory_guard
-from ._compile import get_kernel, get_kernels
+from ._compile import get_kernel, get_kernels, prefetch
 from .kernels import BLOCK, grid_for
 
-__all__ = ["INSTANTIATIONS", "canonical_numbers", "count_roots", "forest_edge_ids", "probe"]
+__all__ = [
+    "INSTANTIATIONS",
+    "canonical_numbers",
+    "count_roots",
+    "forest_edge_ids",
+    "prefetch_canonical",
+    "prefetch_forest",
+    "probe",
+]
 
 _CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _THREADS = 256
@@ -55,23 +64,40 @@ def count_roots(roots: Any) -> int:
     return int(out.get()[0])
 
 
+def _canonical_names(roots_dtype: Any, dtype: Any) -> tuple[str, str]:
+    t, o = _CTYPES[np.dtype(roots_dtype)], _CTYPES[np.dtype(dtype)]
+    return (f"root_flags<{t}, {o}>", f"root_numbers<{t}, {o}>")
+
+
+def prefetch_canonical(roots_dtype: Any, dtype: Any) -> None:
+    """Start compiling what :func:`canonical_numbers` launches for int32 or int64 roots
+    and labels of ``dtype`` (:mod:`concomp._gpu._build`)."""
+    roots_dtype = roots_dtype if np.dtype(roots_dtype) in _CTYPES else np.int64
+    prefetch("probe.cu", _canonical_names(roots_dtype, dtype), together=True)
+    ops.prefetch(cupy_or_raise(), ops.names("cumsum", dtype))
+
+
+def prefetch_forest(dtype: Any) -> None:
+    """Start compiling what a forest run's count and :func:`forest_edge_ids` launch."""
+    t = _CTYPES[np.dtype(dtype) if np.dtype(dtype) in _CTYPES else np.dtype(np.int64)]
+    prefetch("probe.cu", (f"count_roots<{t}>", f"hook_ids<{t}>"))
+
+
 def canonical_numbers(roots: Any, dtype: Any) -> tuple[int, Any]:
     """``(count, labels)`` numbered like SciPy (by smallest vertex) from the root labels
-    ``roots`` (a CuPy array, n >= 1): two launches around CuPy's prefix sum, which is
-    compiled ahead of time, where CuPy's comparison, cast and gather each compile on a
-    new machine. ``labels`` has ``dtype``; ``n * itemsize * 2`` bytes at the peak."""
+    ``roots`` (a CuPy array, n >= 1): two launches around a prefix sum in place
+    (:func:`concomp._gpu.ops.cumsum`), where CuPy's comparison, cast and gather each
+    compile on a new machine. ``labels`` has ``dtype``; ``n * itemsize * 2`` bytes at
+    the peak."""
     cp = cupy_or_raise()
     roots = _wide(roots)
     dt = np.dtype(dtype)
     n = int(roots.shape[0])
-    t, o = _CTYPES[roots.dtype], _CTYPES[dt]
-    flags_kernel, numbers_kernel = get_kernels(
-        "probe.cu", (f"root_flags<{t}, {o}>", f"root_numbers<{t}, {o}>")
-    )
+    prefetch_canonical(roots.dtype, dt)
+    flags_kernel, numbers_kernel = get_kernels("probe.cu", _canonical_names(roots.dtype, dt))
     flags = cp.empty(n, dtype=dt)
     flags_kernel(grid_for(n), (BLOCK,), (roots, np.int64(n), flags))
-    numbers = cp.cumsum(flags, dtype=dt)  # inclusive: a root's number + 1
-    del flags
+    numbers = ops.cumsum(cp, flags, out=flags)  # inclusive: a root's number + 1
     count = int(numbers[-1])
     labels = cp.empty(n, dtype=dt)
     numbers_kernel(grid_for(n), (BLOCK,), (roots, numbers, np.int64(n), labels))

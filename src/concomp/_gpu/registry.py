@@ -6,7 +6,7 @@ with nvcc for sm_90, so a kernel build error fails CI instead of a device run.
 
 from __future__ import annotations
 
-from . import checks, family_state, incremental, label, msf_keys, msf_rank, probe, rows, scc
+from . import checks, family_state, incremental, label, msf_keys, msf_rank, ops, probe, rows, scc
 from .kernels import all_cc_instantiations
 
 
@@ -23,4 +23,5 @@ def all_instantiations() -> dict[str, list[str]]:
         "probe.cu": sorted(probe.INSTANTIATIONS),
         "label.cu": sorted(label.INSTANTIATIONS),
         "rows.cu": sorted(rows.INSTANTIATIONS),
+        "ops.cu": sorted(ops.INSTANTIATIONS),
     }

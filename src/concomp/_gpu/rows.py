@@ -6,7 +6,9 @@ is an NVRTC compile of its own in a new process with an empty kernel cache, and
 ``cupy.bincount`` and ``ndarray.all`` compile CUB reductions (seconds each), then import
 ``cupyx`` and SciPy in every new process; ``bincount`` also reads the keys' sign and
 maximum back to the host. The callers know the keys lie in ``[0, n)``. The sorts are
-CuPy's stable ``argsort``, which is compiled ahead of time.
+CuPy's stable ``argsort``, compiled ahead of time but for the copy of its input
+(:func:`concomp._gpu.ops.prefetch_argsort` starts that compile early); prefix sums,
+casts and copies are those of :mod:`concomp._gpu.ops`.
 
 :class:`concomp.Graph` builds its device CSR here, through :mod:`concomp._gpu._compat`
 (the one GPU module the engine-neutral layer may import), so this module sits below
@@ -16,12 +18,11 @@ itself and takes the CuPy module from its caller.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
 
-from ._source import NVRTC_OPTIONS, source_text
+from . import _build, ops
 
 __all__ = ["INSTANTIATIONS", "counting_sort", "row_pointer", "symmetric_csr"]
 
@@ -38,19 +39,9 @@ _BLOCK = 256
 _MAX_BLOCKS = 4096
 
 
-@functools.cache
-def _module(cp: Any, names: tuple[str, ...], device_id: int) -> Any:
-    with cp.cuda.Device(device_id):
-        mod = cp.RawModule(
-            code=source_text("rows.cu"), options=NVRTC_OPTIONS, name_expressions=list(names)
-        )
-        mod.compile()
-    return mod
-
-
 def _kernels(cp: Any, *names: str) -> tuple[Any, ...]:
     """The kernels ``names``, compiled together (one NVRTC parse of the source)."""
-    mod = _module(cp, names, cp.cuda.Device().id)
+    mod = _build.module(cp, "rows.cu", names)
     return tuple(mod.get_function(name) for name in names)
 
 
@@ -71,7 +62,7 @@ def row_pointer(cp: Any, keys: Any, n: int, dtype: Any) -> Any:
     counts = cp.zeros(n, dtype=dt)
     (kernel,) = _kernels(cp, f"count_rows<{_CTYPES[keys.dtype]}, {_CTYPES[dt]}>")
     kernel(_grid(m), (_BLOCK,), (keys, np.int64(m), counts))
-    cp.cumsum(counts, out=indptr[1:])
+    ops.cumsum(cp, counts, out=indptr[1:])
     return indptr
 
 
@@ -83,8 +74,11 @@ def counting_sort(
     (default: the keys' dtype; int64 is the sort's own, with no copy)."""
     m = int(keys.shape[0])
     dt = np.dtype(keys.dtype if order_dtype is None else order_dtype)
+    if m:  # a new machine compiles these beside the count kernel
+        ops.prefetch_argsort(cp, keys.dtype)
+        ops.prefetch(cp, ops.names("cumsum", ptr_dtype))
     order = cp.argsort(keys, kind="stable") if m else cp.zeros(0, dt)
-    return row_pointer(cp, keys, n, ptr_dtype), order.astype(dt, copy=False)
+    return row_pointer(cp, keys, n, ptr_dtype), ops.astype(cp, order, dt)
 
 
 def symmetric_csr(
@@ -104,7 +98,10 @@ def symmetric_csr(
     indptr = cp.zeros(n + 1, dtype=pt)
     if m == 0 or n == 0:
         return indptr, cp.zeros(0, dt), cp.zeros(0, dt)
-    src, dst = src.astype(dt, copy=False), dst.astype(dt, copy=False)
+    src, dst = ops.astype(cp, src, dt), ops.astype(cp, dst, dt)
+    # a new machine compiles these beside the two kernels below
+    ops.prefetch_argsort(cp, dt)
+    ops.prefetch(cp, ops.names("cumsum", pt))
     t, c = _CTYPES[dt], _CTYPES[pt]
     keys_kernel, gather = _kernels(cp, f"sym_keys<{t}, {c}>", f"sym_gather<{t}>")
     keys = cp.empty(2 * m, dtype=dt)
@@ -112,7 +109,7 @@ def symmetric_csr(
     keys_kernel(_grid(m), (_BLOCK,), (src, dst, np.int64(m), dt.type(n), keys, counts))
     order = cp.argsort(keys, kind="stable")
     del keys
-    cp.cumsum(counts[:n], out=indptr[1:])
+    ops.cumsum(cp, counts[:n], out=indptr[1:])
     total = int(indptr[-1])
     indices, eid = cp.empty(total, dtype=dt), cp.empty(total, dtype=dt)
     if total:

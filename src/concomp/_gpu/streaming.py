@@ -58,12 +58,13 @@ from ..errors import DeviceMemoryError
 from ..graph import Graph
 from ..options import DEFAULTS, Options
 from ..variants import Finish, Layout, Sampling, Variant
+from . import ops
 from ._compat import check_device_fits, cupy_or_raise, device_total_bytes, out_of_memory_guard
 from .components import canonical_labels
 from .kernels import BLOCK, cc_kernels
 from .kernels import grid_for as _grid
 from .link_order import keyed_stream
-from .probe import canonical_numbers
+from .probe import canonical_numbers, prefetch_canonical
 
 log = logging.getLogger("concomp.gpu.streaming")
 
@@ -331,6 +332,11 @@ class Streamer:
         cp = self.cp
         self.dt, self.I = dt, dt.type
         self.k = cc_kernels(self.variant.finish, str(self.variant.compress), dt.str, False)
+        renames = bool(self.keyed) or self.k.jtb  # roots() renames roots to the minima
+        # a new machine compiles the stream's kernels side by side, while chunks upload
+        self.k.prefetch(["finish_coo", "compress"] + (["root_min", "apply_root_min"] * renames))
+        ops.prefetch(cp, ops.names("arange", dt) + ops.names("full", dt) * renames)
+        prefetch_canonical(dt, np.int32 if max(self.n, 1) <= np.iinfo(np.int32).max else np.int64)
         self.jtb = self.k.jtb
         self.needs_aux = self.k.needs_aux
         budget = self.budget
@@ -373,9 +379,9 @@ class Streamer:
 
     def _alloc_labels(self, cap: int) -> None:
         cp = self.cp
-        self.p = cp.arange(cap, dtype=self.dt)
+        self.p = ops.arange(cp, cap, self.dt)
         self.aux = cp.zeros(cap if self.needs_aux else 1, np.int32)
-        self.packed = cp.arange(cap, dtype=np.uint64) if self.jtb else cp.zeros(1, np.uint64)
+        self.packed = ops.arange(cp, cap, np.uint64) if self.jtb else cp.zeros(1, np.uint64)
         self.cap = cap
 
     def _grow_to(self, need: int) -> None:
@@ -655,7 +661,7 @@ class Streamer:
                 # roots are the first vertices in the link order (uf.cuh) or JTB's
                 # by rank, not the minima: rename them; one thread per vertex in id
                 # order (root_min)
-                minv = self.cp.full(n, np.iinfo(self.dt).max, self.dt)
+                minv = ops.full(self.cp, n, np.iinfo(self.dt).max, self.dt)
                 self.k.root_min((-(-n // BLOCK),), (BLOCK,), (p, minv, I(n)))
                 self.k.apply_root_min(_grid(n), (BLOCK,), (p, minv, I(n)))
         self.compute.synchronize()

@@ -29,6 +29,7 @@ from .._rules import union_rule
 from ..graph import Graph
 from ..options import Options
 from ..variants import Layout, Sampling, Variant
+from . import ops
 from ._compat import cupy_or_raise, device_info
 from .kernels import BLOCK, cc_kernels, grid_for
 from .link_order import keyed
@@ -75,6 +76,10 @@ class UnionFindRun:
         self.minv = cp.empty(n if self.renames_roots else 1, self.dt)
         self.uf = (self.p, self.aux, self.packed, np.int32(self.keyed))
         self._csr = self._coo = None
+        # a new machine compiles this run's kernels side by side, while the views build
+        self.k.prefetch(self.kernel_plan())
+        if self.renames_roots:
+            ops.prefetch(cp, ops.names("full", self.dt))
         # materialise every array a phase reads now: a CUDA graph capture of
         # execute() must not allocate (the temporaries would be freed under it)
         if variant.sampling != Sampling.NONE or variant.layout == Layout.CSR:
@@ -87,6 +92,34 @@ class UnionFindRun:
             return
         kern = getattr(self.k, name)
         kern(grid or grid_for(work), (block,), args)
+
+    def kernel_plan(self) -> list[str]:
+        """The kernels (keys of ``self.k``) that :meth:`execute` may launch in this run."""
+        s = self.v.sampling
+        keys = ["init", "compress"]
+        if s != Sampling.NONE:
+            keys.append("frequent")
+            if s == Sampling.KOUT_LOWER:
+                keys.append("kout_lower_one_side" if self.parents_overflow_l2() else "kout_lower")
+            elif s == Sampling.KOUT:
+                keys.append("kout")
+            elif s == Sampling.KOUT_RANDOM:
+                keys.append("koutr")
+            elif s == Sampling.HB:
+                keys += ["hb_fused"] if self.hb_one_pass() else ["hb_hook", "hb_roots"]
+            else:
+                keys += ["bfs_td", "bfs_bu", "q2bits", "bfs_min", "bfs_reroot"]
+        if self.v.layout == Layout.CSR:
+            if s != Sampling.NONE:
+                keys.append("finish_csr_warp")
+            else:
+                keys.append("finish_csr_one_side" if self.parents_overflow_l2() else "finish_csr")
+            keys.append("finish_heavy")
+        else:
+            keys.append("finish_coo")
+        if self.renames_roots:
+            keys += ["root_min", "apply_root_min"]
+        return keys
 
     # -------------------------------------------------------------- phases
     def hb_one_pass(self) -> bool:
@@ -382,8 +415,7 @@ class UnionFindRun:
         self.launch("compress", n, *self.uf, I(n))
         p = self.p[: self.n]
         if self.renames_roots:
-            minv = self.minv
-            minv.fill(np.iinfo(self.dt).max)
+            minv = ops.fill(self.cp, self.minv, np.iinfo(self.dt).max)
             self.launch("root_min", n, p, minv, I(n), grid=_in_order(n))
             self.launch("apply_root_min", n, p, minv, I(n))
         return p

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arrays import astype
 from .._checks import check_num_nodes
 from .._dispatch import driver, resolve_device
 from .._rules import union_rules_for
@@ -357,7 +358,7 @@ class IncrementalConnectivity:
     def _apply(self, b: Batch) -> Any:
         self._reserve(b)
         dt = self._engine.dtype
-        u, v = b.u.astype(dt, copy=False), b.v.astype(dt, copy=False)
+        u, v = astype(b.u, dt), astype(b.v, dt)  # on the device by the engine's own cast
         ops = None if b.ops is None else b.ops.astype(np.int8, copy=False)  # codes are 0 / 1 now
         result = self._engine.run(b.kind, ops, u, v, self._batches)
         if b.kind != "query":
@@ -368,7 +369,7 @@ class IncrementalConnectivity:
         size = check_batch_size(batch_size)
         self._reserve(b)
         dt = self._engine.dtype
-        u, v = b.u.astype(dt, copy=False), b.v.astype(dt, copy=False)
+        u, v = astype(b.u, dt), astype(b.v, dt)  # on the device by the engine's own cast
         ops = None if b.ops is None else b.ops.astype(np.int8, copy=False)
         m = int(u.shape[0])
         size = min(size, max(m, 1))  # same slices; keeps the engines' offsets from overflowing

@@ -65,13 +65,14 @@ __device__ __forceinline__ u64 bk_q(u64 a, u64 b, int qbits, int qshift) {
     return ((a << qbits) | b) >> qshift;
 }
 
+// The keys of `count` edges spread over all `m` by a fixed multiplicative stride (edge
+// j * 2654435761 mod m for sample j < 2**16: deterministic, and no product overflows).
 template <typename S>
 __global__ void bk_sample_keys(const S* __restrict__ src, const S* __restrict__ dst,
-                                const u64* __restrict__ code, const long long* __restrict__ at,
-                                long long count, u64 kmin, int qbits, int qshift,
-                                u64* __restrict__ out) {
+                                const u64* __restrict__ code, long long m, long long count,
+                                u64 kmin, int qbits, int qshift, u64* __restrict__ out) {
     GRID_STRIDE(j, count) {
-        long long i = at[j];
+        const long long i = (long long)(((u64)j * 2654435761ull) % (u64)m);
         S u = src[i], v = dst[i];
         u64 a = (u64)(u < v ? u : v), b = (u64)(u < v ? v : u);
         out[j] = u == v ? BK_NONE : ((code[i] - kmin) << 32) | bk_q(a, b, qbits, qshift);
