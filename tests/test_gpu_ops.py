@@ -141,3 +141,21 @@ def test_prefetch_argsort_leaves_argsort_correct(cp):
     ops.prefetch_argsort(cp, np.int32)
     keys = cp.asarray(np.array([3, 1, 2, 1, 0], dtype=np.int32))
     np.testing.assert_array_equal(cp.asnumpy(cp.argsort(keys, kind="stable")), [4, 1, 3, 2, 0])
+
+
+@pytest.mark.parametrize("roots_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("n", [1, 2048, 2049, 2048 * 2048 * 2 + 5])
+def test_root_numbers_count_the_roots_up_to_each_vertex(cp, roots_dtype, dtype, n):
+    from concomp._gpu import ops
+
+    rng = np.random.default_rng(n)
+    roots = np.arange(n)
+    joined = rng.random(n) < 0.7  # most vertices point at a smaller one
+    joined[0] = False
+    roots[joined] = (rng.random(int(joined.sum())) * np.flatnonzero(joined)).astype(np.int64)
+    roots = roots.astype(roots_dtype)
+    got = ops.root_numbers(cp, cp.asarray(roots), dtype)
+    assert got.dtype == np.dtype(dtype)
+    want = np.cumsum(roots == np.arange(n), dtype=dtype)
+    np.testing.assert_array_equal(cp.asnumpy(got), want)

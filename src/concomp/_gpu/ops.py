@@ -36,6 +36,7 @@ __all__ = [
     "names",
     "prefetch",
     "prefetch_argsort",
+    "root_numbers",
     "take",
 ]
 
@@ -59,8 +60,9 @@ _MAX_BLOCKS = 4096
 
 def names(step: str, dtype: Any = np.int64, other: Any = np.int64) -> tuple[str, ...]:
     """The name expressions :func:`prefetch` takes for ``step`` ("arange", "full",
-    "astype", "take", "cumsum", "flatnonzero") on ``dtype`` (for "astype" from ``dtype``
-    to ``other``; for "take" values of ``dtype`` by indices of ``other``)."""
+    "astype", "take", "cumsum", "root_numbers", "flatnonzero") on ``dtype`` (for
+    "astype" from ``dtype`` to ``other``; for "take" values of ``dtype`` by indices of
+    ``other``; for "root_numbers" roots of ``dtype`` numbered in ``other``)."""
     d = np.dtype(dtype)
     if step in ("arange", "full"):
         return (f"{'iota' if step == 'arange' else 'fill'}<{_CTYPES[d]}>",)
@@ -70,14 +72,13 @@ def names(step: str, dtype: Any = np.int64, other: Any = np.int64) -> tuple[str,
         return (f"gather<{_WORDS[d.itemsize]}, {_IDS[np.dtype(other)]}>",)
     if step == "cumsum":
         t = _CTYPES[d]
-        return (f"scan_tiles<{t}, {t}, false>", f"scan_carry<{t}>", f"scan_apply<{t}, {t}, false>")
+        return (f"scan_tiles<{t}, {t}, 0>", f"scan_carry<{t}>", f"scan_apply<{t}, {t}, 0>")
+    if step == "root_numbers":
+        s, t = _IDS[d], _IDS[np.dtype(other)]
+        return (f"scan_tiles<{s}, {t}, 2>", f"scan_carry<{t}>", f"scan_apply<{s}, {t}, 2>")
     if step == "flatnonzero":
         s = _FLAGS[np.dtype(np.uint8) if d == np.bool_ else d]
-        return (
-            f"scan_tiles<{s}, long long, true>",
-            "scan_carry<long long>",
-            f"flag_positions<{s}>",
-        )
+        return (f"scan_tiles<{s}, long long, 1>", "scan_carry<long long>", f"flag_positions<{s}>")
     raise ValueError(f"unknown step {step!r}")
 
 
@@ -88,6 +89,7 @@ INSTANTIATIONS = tuple(
         + [f"cast<{s}, {t}>" for s, t in itertools.product(_IDS.values(), repeat=2)]
         + [f"gather<{w}, {i}>" for w in _WORDS.values() for i in _IDS.values()]
         + [n for d in _CTYPES for n in names("cumsum", d)]
+        + [n for s, t in itertools.product(_IDS, repeat=2) for n in names("root_numbers", s, t)]
         + [n for d in _FLAGS for n in names("flatnonzero", d)]
     )
 )
@@ -207,6 +209,20 @@ def cumsum(cp: Any, a: Any, out: Any = None) -> Any:
         carry = _carry(cp, n, a.dtype, tiles_name, a)
         tiles = int(carry.shape[0]) - 1
         _fn(cp, apply_name)((tiles,), (256,), (a, np.int64(n), carry, out))
+    return out
+
+
+def root_numbers(cp: Any, roots: Any, dtype: Any) -> Any:
+    """``numpy.cumsum(roots == numpy.arange(n), dtype=dtype)`` for 1-D contiguous int32
+    or int64 root labels: each vertex's number of roots up to it, in one scan with no
+    flag array."""
+    n = int(roots.shape[0])
+    out = cp.empty(n, dtype=dtype)
+    if n:
+        tiles_name, _, apply_name = names("root_numbers", roots.dtype, dtype)
+        carry = _carry(cp, n, dtype, tiles_name, roots)
+        tiles = int(carry.shape[0]) - 1
+        _fn(cp, apply_name)((tiles,), (256,), (roots, np.int64(n), carry, out))
     return out
 
 

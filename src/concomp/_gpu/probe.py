@@ -20,7 +20,7 @@ import numpy as np
 from ..graph import Graph
 from . import ops
 from ._compat import cupy_or_raise, out_of_memory_guard
-from ._compile import get_kernel, get_kernels, prefetch
+from ._compile import get_kernel, prefetch
 from .kernels import BLOCK, grid_for
 
 __all__ = [
@@ -42,12 +42,7 @@ INSTANTIATIONS = (
     + [f"probe_local_csr<{p}, {t}>" for p in _CTYPES.values() for t in _CTYPES.values()]
     + [f"count_roots<{t}>" for t in _CTYPES.values()]
     + [f"hook_ids<{t}>" for t in _CTYPES.values()]
-    + [
-        f"{k}<{t}, {o}>"
-        for k in ("root_flags", "root_numbers")
-        for t in _CTYPES.values()
-        for o in _CTYPES.values()
-    ]
+    + [f"root_numbers<{t}, {o}>" for t in _CTYPES.values() for o in _CTYPES.values()]
 )
 
 
@@ -64,17 +59,23 @@ def count_roots(roots: Any) -> int:
     return int(out.get()[0])
 
 
-def _canonical_names(roots_dtype: Any, dtype: Any) -> tuple[str, str]:
-    t, o = _CTYPES[np.dtype(roots_dtype)], _CTYPES[np.dtype(dtype)]
-    return (f"root_flags<{t}, {o}>", f"root_numbers<{t}, {o}>")
+def _numbers_name(roots_dtype: Any, dtype: Any) -> str:
+    return f"root_numbers<{_CTYPES[np.dtype(roots_dtype)]}, {_CTYPES[np.dtype(dtype)]}>"
+
+
+_started: set = set()
 
 
 def prefetch_canonical(roots_dtype: Any, dtype: Any) -> None:
-    """Start compiling what :func:`canonical_numbers` launches for int32 or int64 roots
-    and labels of ``dtype`` (:mod:`concomp._gpu._build`)."""
-    roots_dtype = roots_dtype if np.dtype(roots_dtype) in _CTYPES else np.int64
-    prefetch("probe.cu", _canonical_names(roots_dtype, dtype), together=True)
-    ops.prefetch(cupy_or_raise(), ops.names("cumsum", dtype))
+    """Start compiling what :func:`canonical_numbers` launches for roots and labels of
+    ``dtype`` (:mod:`concomp._gpu._build`); once per process and pair of types."""
+    key = (np.dtype(roots_dtype), np.dtype(dtype))
+    if key in _started:
+        return
+    _started.add(key)
+    rt = key[0] if key[0] in _CTYPES else np.dtype(np.int64)
+    prefetch("probe.cu", (_numbers_name(rt, dtype),))
+    ops.prefetch(cupy_or_raise(), ops.names("root_numbers", rt, dtype))
 
 
 def prefetch_forest(dtype: Any) -> None:
@@ -85,21 +86,19 @@ def prefetch_forest(dtype: Any) -> None:
 
 def canonical_numbers(roots: Any, dtype: Any) -> tuple[int, Any]:
     """``(count, labels)`` numbered like SciPy (by smallest vertex) from the root labels
-    ``roots`` (a CuPy array, n >= 1): two launches around a prefix sum in place
-    (:func:`concomp._gpu.ops.cumsum`), where CuPy's comparison, cast and gather each
-    compile on a new machine. ``labels`` has ``dtype``; ``n * itemsize * 2`` bytes at
-    the peak."""
+    ``roots`` (a CuPy array, n >= 1): a scan counts the roots up to each vertex
+    (:func:`concomp._gpu.ops.root_numbers`), one read fetches the count, and one pass
+    gives each vertex its root's number, where CuPy's comparison, cast, prefix sum and
+    gather each compile on a new machine. ``labels`` has ``dtype``; ``n * itemsize * 2``
+    bytes at the peak."""
     cp = cupy_or_raise()
     roots = _wide(roots)
     dt = np.dtype(dtype)
     n = int(roots.shape[0])
-    prefetch_canonical(roots.dtype, dt)
-    flags_kernel, numbers_kernel = get_kernels("probe.cu", _canonical_names(roots.dtype, dt))
-    flags = cp.empty(n, dtype=dt)
-    flags_kernel(grid_for(n), (BLOCK,), (roots, np.int64(n), flags))
-    numbers = ops.cumsum(cp, flags, out=flags)  # inclusive: a root's number + 1
+    numbers = ops.root_numbers(cp, roots, dt)  # inclusive: a root's number + 1
     count = int(numbers[-1])
     labels = cp.empty(n, dtype=dt)
+    numbers_kernel = get_kernel("probe.cu", _numbers_name(roots.dtype, dt))
     numbers_kernel(grid_for(n), (BLOCK,), (roots, numbers, np.int64(n), labels))
     return count, labels
 

@@ -33,8 +33,13 @@ from . import ops
 from ._compat import cupy_or_raise, device_info
 from .kernels import BLOCK, cc_kernels, grid_for
 from .link_order import keyed
+from .probe import prefetch_canonical
 
 __all__ = ["UnionFindRun", "index_dtype_of"]
+
+
+#: Runs whose kernels went to the compile threads: (kernels, variant, keyed, one-sided, device).
+_PREFETCHED: set = set()
 
 
 def index_dtype_of(g: Graph, options: Options) -> np.dtype:
@@ -77,9 +82,14 @@ class UnionFindRun:
         self.uf = (self.p, self.aux, self.packed, np.int32(self.keyed))
         self._csr = self._coo = None
         # a new machine compiles this run's kernels side by side, while the views build
-        self.k.prefetch(self.kernel_plan())
-        if self.renames_roots:
-            ops.prefetch(cp, ops.names("full", self.dt))
+        plan = (self.k, variant, bool(self.keyed), self.parents_overflow_l2(), cp.cuda.Device().id)
+        if plan not in _PREFETCHED:
+            _PREFETCHED.add(plan)
+            self.k.prefetch(self.kernel_plan())
+            if self.renames_roots:
+                ops.prefetch(cp, ops.names("full", self.dt))
+            if not record:  # the labels' numbering, which most runs are followed by
+                prefetch_canonical(self.dt, np.int32 if n <= np.iinfo(np.int32).max else np.int64)
         # materialise every array a phase reads now: a CUDA graph capture of
         # execute() must not allocate (the temporaries would be freed under it)
         if variant.sampling != Sampling.NONE or variant.layout == Layout.CSR:

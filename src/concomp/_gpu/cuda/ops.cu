@@ -39,10 +39,16 @@ __global__ void gather(const W* __restrict__ values, const I* __restrict__ idx, 
 #define SCAN_ITEMS 8
 #define SCAN_TILE (SCAN_THREADS * SCAN_ITEMS)
 
-// The value an entry adds: the entry itself, or (FLAGS) 1 where it is non-zero.
-template <typename S, typename T, bool FLAGS>
+// What an entry adds to the sum, by MODE: the entry itself (SCAN_VALUES), 1 where it is
+// non-zero (SCAN_FLAGS), or 1 where it equals its position, a root of root labels
+// (SCAN_ROOTS: the sum up to v is then the number of roots up to v).
+#define SCAN_VALUES 0
+#define SCAN_FLAGS 1
+#define SCAN_ROOTS 2
+template <typename S, typename T, int MODE>
 __device__ __forceinline__ T scan_value(const S* in, long long i) {
-    if (FLAGS) return in[i] != 0 ? (T)1 : (T)0;
+    if (MODE == SCAN_FLAGS) return in[i] != 0 ? (T)1 : (T)0;
+    if (MODE == SCAN_ROOTS) return in[i] == (S)i ? (T)1 : (T)0;
     return (T)in[i];
 }
 
@@ -73,7 +79,7 @@ __device__ T block_inclusive(T x, T* warp_sums, T* total) {
 }
 
 // sums[b] = the sum of tile b's values.
-template <typename S, typename T, bool FLAGS>
+template <typename S, typename T, int MODE>
 __global__ void __launch_bounds__(SCAN_THREADS)
     scan_tiles(const S* __restrict__ in, long long n, T* __restrict__ sums) {
     __shared__ T warp_sums[SCAN_THREADS / 32];
@@ -81,7 +87,7 @@ __global__ void __launch_bounds__(SCAN_THREADS)
     T x = 0;
 #pragma unroll
     for (int k = 0; k < SCAN_ITEMS; ++k)
-        if (first + k < n) x += scan_value<S, T, FLAGS>(in, first + k);
+        if (first + k < n) x += scan_value<S, T, MODE>(in, first + k);
     T total;
     block_inclusive(x, warp_sums, &total);
     if (threadIdx.x == 0) sums[blockIdx.x] = total;
@@ -115,7 +121,7 @@ __global__ void __launch_bounds__(SCAN_THREADS) scan_carry(T* sums, long long ti
 
 // out[i] = the inclusive prefix sum of the values up to i (`out` may be `in`: each thread
 // reads its entries before it writes them, and no other thread touches them).
-template <typename S, typename T, bool FLAGS>
+template <typename S, typename T, int MODE>
 __global__ void __launch_bounds__(SCAN_THREADS)
     scan_apply(const S* in, long long n, const T* __restrict__ carry, T* out) {
     __shared__ T warp_sums[SCAN_THREADS / 32];
@@ -124,7 +130,7 @@ __global__ void __launch_bounds__(SCAN_THREADS)
     T x = 0;
 #pragma unroll
     for (int k = 0; k < SCAN_ITEMS; ++k) {
-        v[k] = first + k < n ? scan_value<S, T, FLAGS>(in, first + k) : (T)0;
+        v[k] = first + k < n ? scan_value<S, T, MODE>(in, first + k) : (T)0;
         x += v[k];
     }
     T total;

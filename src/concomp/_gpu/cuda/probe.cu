@@ -90,14 +90,9 @@ __global__ void count_roots(const T* __restrict__ r, long long n, unsigned long 
     if ((threadIdx.x & 31) == 0 && c) atomicAdd(out, c);
 }
 
-// SciPy's numbering from root labels (concomp._gpu.probe.canonical_numbers), two passes
-// around a prefix sum: flags[v] = 1 where v is a root, then labels[v] = number of roots
-// up to roots[v], less one (numbers: the inclusive prefix sum of the flags).
-template <typename T, typename O>
-__global__ void root_flags(const T* __restrict__ roots, long long n, O* __restrict__ flags) {
-    GRID_STRIDE(v, n) flags[v] = roots[v] == (T)v;
-}
-
+// SciPy's numbering from root labels (concomp._gpu.probe.canonical_numbers), after a scan
+// that counts the roots up to each vertex (numbers, concomp._gpu.ops.root_numbers):
+// labels[v] = number of roots up to roots[v], less one.
 template <typename T, typename O>
 __global__ void root_numbers(const T* __restrict__ roots, const O* __restrict__ numbers,
                              long long n, O* __restrict__ labels) {
