@@ -364,8 +364,8 @@ def test_calls_from_several_threads_at_once():
 @pytest.mark.parametrize("roots_dtype", [np.int32, np.int64, np.uint16])
 @pytest.mark.parametrize("label_dtype", [np.int32, np.int64])
 def test_device_canonical_numbers_equal_the_numpy_numbering(roots_dtype, label_dtype):
-    """``probe.canonical_numbers`` (two kernels around CuPy's prefix sum) numbers
-    components by their smallest vertex, as the NumPy passes do."""
+    """``probe.canonical_numbers`` (a scan counting the roots, then one numbering pass)
+    numbers components by their smallest vertex, as the NumPy passes do."""
     import cupy as cp
 
     from concomp._gpu.probe import canonical_numbers

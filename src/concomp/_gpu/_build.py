@@ -35,6 +35,20 @@ _pool: ThreadPoolExecutor | None = None
 _built = 0
 
 
+def _forget_threads() -> None:
+    """In a forked child the pool's threads are gone: start afresh (modules under way
+    in the parent are built again when asked for)."""
+    global _lock, _pool
+    _lock = threading.Lock()
+    _pool = None
+    for key, fut in list(_modules.items()):
+        if not fut.done():
+            del _modules[key]
+
+
+os.register_at_fork(after_in_child=_forget_threads)
+
+
 def built() -> int:
     """How many modules this process has built (compiled or read from CuPy's disk
     cache); the warm-up test reads it."""

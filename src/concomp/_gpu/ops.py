@@ -16,6 +16,7 @@ CuPy module from its caller and builds its kernels through :mod:`concomp._gpu._b
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable
 from typing import Any
@@ -58,6 +59,7 @@ _BLOCK = 256
 _MAX_BLOCKS = 4096
 
 
+@functools.cache  # called on every launch: the strings are made once
 def names(step: str, dtype: Any = np.int64, other: Any = np.int64) -> tuple[str, ...]:
     """The name expressions :func:`prefetch` takes for ``step`` ("arange", "full",
     "astype", "take", "cumsum", "root_numbers", "flatnonzero") on ``dtype`` (for
