@@ -77,6 +77,12 @@ def _check_roots(variant, name: str, options: Options) -> None:
     ref_count, ref_labels = reference_components(src, dst, n)
     assert count == ref_count, name
     np.testing.assert_array_equal(roots, _min_vertex_roots(ref_labels, ref_count), name)
+    # the count alone: union-find runs count their roots without pointing vertices at them
+    alone = concomp.connected_components(
+        (src, dst), num_nodes=n, device="cpu", algorithm=variant, return_labels=False,
+        options=options,
+    )  # fmt: skip
+    assert alone == ref_count, name
 
 
 @pytest.mark.parametrize("variant", CPU_VARIANTS, ids=str)
@@ -446,3 +452,26 @@ def test_cpu_ecl_on_all_threads_reads_no_edge_ids_without_a_forest():
     assert indices.shape[0] > 10_000_000
     roots = ecl_roots(indptr, indices, parallel=True)
     assert int((roots == np.arange(roots.shape[0])).sum()) == 1
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_cpu_root_count_and_identity_on_all_threads(dtype):
+    """From 2**20 vertices the root count and the union-find's first fill run as
+    parallel kernels; they equal NumPy's, and so does the count-only public call."""
+    from concomp._cpu.components import PARALLEL_LABELS_FROM, count_roots
+    from concomp._cpu.unionfind import PARALLEL_IDENTITY_FROM, identity
+
+    n = max(PARALLEL_LABELS_FROM, PARALLEL_IDENTITY_FROM) + 12_345
+    p = identity(n, dtype)
+    assert p.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(p, np.arange(n, dtype=dtype))
+    rng = np.random.default_rng(5)
+    joined = rng.random(n) < 0.6
+    joined[0] = False
+    p[joined] = (rng.random(int(joined.sum())) * np.flatnonzero(joined)).astype(dtype)
+    assert count_roots(p) == int(np.count_nonzero(p == np.arange(n)))
+    src = np.arange(n - 1, dtype=dtype)
+    src = src[rng.random(n - 1) < 0.5]
+    want = n - src.shape[0]  # a path cut wherever an edge is missing
+    got = concomp.connected_components((src, src + 1), num_nodes=n, return_labels=False)
+    assert got == want

@@ -31,6 +31,7 @@ ENGINE_PACKAGES = {"cpu": "concomp._cpu", "gpu": "concomp._gpu"}
 CONTRACT: dict[str, tuple[str, ...]] = {
     "components": (
         "component_roots",
+        "component_count",
         "auto_roots",
         "auto_variant",
         "canonical_labels",
@@ -63,6 +64,12 @@ SCC_ALGORITHMS: dict[str, tuple[str, ...]] = {
 def component_roots(graph: Graph, variant: Variant, options: Options) -> Any:
     """Entry ``v`` is the smallest vertex id of ``v``'s component (the engine's array type)."""
     raise NotImplementedError  # a signature specification, never called
+
+
+def component_count(graph: Graph, variant: Variant, options: Options) -> int | None:
+    """The number of components of ``graph`` under ``variant`` where the engine counts
+    them more cheaply than from :func:`component_roots`' roots, else None."""
+    raise NotImplementedError
 
 
 def auto_roots(graph: Graph, options: Options) -> Any:

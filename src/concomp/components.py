@@ -63,8 +63,11 @@ def _roots(
     max_device_bytes: int | None,
     options: Options | None,
     renumber: str | bool,
+    count_only: bool = False,
 ) -> tuple[Any, Any]:
-    """Root labels and the vertex ids they index (None: the ids are the positions)."""
+    """Root labels and the vertex ids they index (None: the ids are the positions);
+    with ``count_only`` the first item may be the number of components instead, where
+    the engine counts without roots (``component_count``)."""
     opts = resolve_options(options)
     variant = resolve_variant(algorithm)
     route = host_route(
@@ -110,6 +113,10 @@ def _roots(
             f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
             f"concomp.all_variants(device={dev!r}) or device='gpu'."
         )
+    if count_only:
+        count = driver(dev, "components", "component_count")(g, variant, opts)
+        if count is not None:
+            return count, g.node_ids
     return driver(dev, "components", "component_roots")(g, variant, opts), g.node_ids
 
 
@@ -291,8 +298,11 @@ def connected_components(
     """
     _check_output_device(output_device)  # before the run, not after it
     roots, node_ids = _roots(
-        graph, num_nodes, device, algorithm, max_device_bytes, options, renumber
-    )
+        graph, num_nodes, device, algorithm, max_device_bytes, options, renumber,
+        count_only=not return_labels,
+    )  # fmt: skip
+    if isinstance(roots, int):  # the engine counted without roots
+        return roots
     dev = _device_of(roots)
     if not return_labels:  # the count alone: no labels to number
         return driver(dev, "components", "count_roots")(roots)

@@ -27,6 +27,7 @@ __all__ = [
     "auto_roots",
     "auto_variant",
     "canonical_labels",
+    "component_count",
     "component_roots",
     "count_roots",
     "sampling_coverage",
@@ -51,6 +52,21 @@ def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndar
     from .unionfind import UnionFindRun
 
     return UnionFindRun(graph, variant, options).execute()
+
+
+def component_count(graph: Graph, variant: Variant, options: Options) -> int | None:
+    """The number of components alone, or None where :func:`component_roots` must run.
+
+    A union-find run's roots are the vertices that are their own parents as soon as its
+    unions are done: counting them needs neither the pass that points every vertex at
+    its root (it does not scale with threads: it moves every parent once) nor the
+    renaming of roots to minima. Other families count their roots.
+    """
+    if variant.family != "unionfind" or variant.sampling == Sampling.STAGES:
+        return None
+    from .unionfind import UnionFindRun
+
+    return count_roots(UnionFindRun(graph, variant, options).execute(roots=False))
 
 
 def auto_roots(graph: Graph, options: Options) -> np.ndarray | None:
@@ -138,7 +154,19 @@ def canonical_labels(roots: np.ndarray) -> tuple[int, np.ndarray]:
 
 
 def count_roots(roots: np.ndarray) -> int:
-    """Number of components in root labels (entries with ``roots[v] == v``)."""
+    """Number of components in root labels (entries with ``roots[v] == v``); on all
+    threads from :data:`PARALLEL_LABELS_FROM` vertices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> count_roots(np.array([0, 0, 2, 2, 4]))
+    3
+    """
+    if roots.shape[0] >= PARALLEL_LABELS_FROM:
+        from .numbering import count_components
+
+        return int(count_components(roots))
     return int(np.count_nonzero(roots == np.arange(roots.shape[0], dtype=roots.dtype)))
 
 

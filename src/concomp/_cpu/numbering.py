@@ -7,7 +7,7 @@ import numpy as np
 
 from .._shared.threads import serialized
 
-__all__ = ["number_components"]
+__all__ = ["count_components", "number_components"]
 
 #: Vertices per block of the count and numbering passes.
 _LABEL_BLOCK = 1 << 16
@@ -40,3 +40,19 @@ def number_components(roots, labels):
         if r != v:
             labels[v] = labels[r]
     return first[blocks]
+
+
+@serialized
+@nb.njit(cache=True, parallel=True)
+def count_components(roots):
+    """The number of roots (``roots[v] == v``) in root labels, counted by blocks on all
+    threads (NumPy's ``roots == arange(n)`` builds two arrays of ``n`` on one thread)."""
+    n = roots.shape[0]
+    blocks = (n + _LABEL_BLOCK - 1) // _LABEL_BLOCK
+    counts = np.zeros(blocks, np.int64)
+    for b in nb.prange(blocks):
+        c = 0
+        for v in range(b * _LABEL_BLOCK, min(n, (b + 1) * _LABEL_BLOCK)):
+            c += roots[v] == v
+        counts[b] = c
+    return counts.sum()

@@ -39,6 +39,7 @@ __all__ = [
     "UnionFindRun",
     "coo_unite",
     "flatten",
+    "identity",
     "most_frequent_root",
     "one_thread",
     "rename_to_min",
@@ -53,6 +54,27 @@ KOUTR_SEED = 0x5EED
 
 # The phases rows_unite runs (what a vertex unites), not rules: see rows_unite.
 FINISH, LOWER, ANY, KOUT, KOUT_LOWER, KOUT_RANDOM, HB = range(7)
+
+
+#: Vertex count from which :func:`identity` fills on all threads.
+PARALLEL_IDENTITY_FROM = 1 << 20
+
+
+@serialized
+@nb.njit(cache=True, parallel=True)
+def _fill_identity(p):
+    for v in nb.prange(p.shape[0]):
+        p[v] = v
+
+
+def identity(n: int, dtype) -> np.ndarray:
+    """``numpy.arange(n, dtype=dtype)``, on all threads for large ``n`` (the union-find
+    state's first pass; NumPy's fill runs on one)."""
+    if n < PARALLEL_IDENTITY_FROM:
+        return np.arange(n, dtype=dtype)
+    p = np.empty(n, dtype=dtype)
+    _fill_identity(p)
+    return p
 
 
 @serialized
@@ -231,7 +253,7 @@ class UnionFindRun:
         self.symmetric = symmetric or record
         self.n = n = graph.num_nodes
         self.dt = state_dtype(graph, options)
-        self.p = np.arange(n, dtype=self.dt)
+        self.p = identity(n, self.dt)
         self.aux = aux_for(variant.finish, n)
         self.hook = np.full(n if record else 1, -1, dtype=np.int64)
         self.unite = unite_for(variant.finish, variant.compress)

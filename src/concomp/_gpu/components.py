@@ -36,6 +36,7 @@ __all__ = [
     "auto_roots",
     "auto_variant",
     "canonical_labels",
+    "component_count",
     "component_roots",
     "count_roots",
     "run_variant",
@@ -149,6 +150,11 @@ def _marker(profile: list | None):
         profile.append((name, ev))
 
     return mark
+
+
+def component_count(graph: Graph, variant: Variant, options: Options) -> int | None:
+    """None: on the GPU the count comes from the roots (its runs compress them anyway)."""
+    return None
 
 
 def component_roots(graph: Graph, variant: Variant, options: Options) -> Any:
