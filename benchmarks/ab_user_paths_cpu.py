@@ -6,6 +6,9 @@ list with ids in order and as a graph flagged symmetric (``concomp.generators.gr
 
 Run once per source tree and compare (``PYTHONPATH=<tree>/src python
 benchmarks/ab_user_paths_cpu.py [--dask]``, trees alternated); prints one JSON line.
+``--corpus NAME ...`` times instead ``connected_components`` on prebuilt corpus graphs
+(``concomp.generators.corpus``), the count alone and with labels, on one and on two
+threads.
 """
 
 import json
@@ -20,6 +23,26 @@ from concomp.bench.timing import measure
 
 def med(f):
     return round(measure(f, reps=5).median_ms, 1)
+
+
+if "--corpus" in sys.argv[1:]:
+    import numba
+
+    from concomp.generators.corpus import CORPUS
+
+    out = {}
+    for name in sys.argv[sys.argv.index("--corpus") + 1 :]:
+        cg = CORPUS[name].build()
+        for t in (1, 2):
+            numba.set_num_threads(t)
+            for labels in (False, True):
+                out[f"cc {name} {'labels' if labels else 'count'} {t}t"] = med(
+                    lambda lb=labels: concomp.connected_components(
+                        cg, device="cpu", return_labels=lb
+                    )
+                )
+    print(json.dumps(out))
+    sys.exit()
 
 
 g = concomp.generators.rmat(20, 16, seed=1, clean=False)
