@@ -29,11 +29,13 @@ case "${1:-tests}" in
   tests)
     JOBS=${JOBS:-1}
     if [ -n "${GPUS:-}" ] && python3 -c "import xdist" 2>/dev/null; then
-      # one pytest, JOBS xdist workers over the GPUs named in GPUS, tests dealt one by one
-      CONCOMP_TEST_GPUS=$GPUS timeout "${LIMIT:-560}" python3 -m pytest tests -m gpu -q \
+      # one pytest, JOBS xdist workers over the GPUs named in GPUS, tests dealt one by one;
+      # -v names each result as it lands, so a run the limit cuts still names its failures
+      CONCOMP_TEST_GPUS=$GPUS timeout "${LIMIT:-560}" python3 -m pytest tests -m gpu -v \
         -p no:cacheprovider -n "$JOBS" --dist load ${PYTEST_ARGS:-} >"$OUT/gpu_tests.log" 2>&1
       echo "pytest exit status $?"
-      grep -E "^(FAILED|ERROR)" "$OUT/gpu_tests.log" | head -30
+      grep -E "(FAILED|ERROR) tests/" "$OUT/gpu_tests.log" | head -30
+      echo "$(grep -c " PASSED " "$OUT/gpu_tests.log") passed so far"
       tail -1 "$OUT/gpu_tests.log"
       exit 0
     fi
