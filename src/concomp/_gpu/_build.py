@@ -26,7 +26,18 @@ from typing import Any
 
 from ._source import NVRTC_OPTIONS, source_text
 
-__all__ = ["built", "function", "module", "prefetch", "prefetch_cupy", "wait"]
+__all__ = ["BLOCK", "built", "function", "grid", "module", "prefetch", "prefetch_cupy", "wait"]
+
+#: Threads per block of the grid-stride kernels launched below the kernel getter
+#: (checks, rows, ops), and at most this many blocks (each thread strides over the rest).
+BLOCK = 256
+MAX_BLOCKS = 4096
+
+
+def grid(work: int) -> tuple[int]:
+    """Blocks for a grid-stride launch over ``work`` items (at least one)."""
+    return (max(1, min(-(-int(work) // BLOCK), MAX_BLOCKS)),)
+
 
 _lock = threading.Lock()
 _modules: dict[tuple[str, tuple[str, ...], int], Future] = {}

@@ -47,14 +47,8 @@ def fast_dtype(a: Any) -> bool:
     return a.ndim == 1 and np.dtype(a.dtype).name in _CTYPES
 
 
-#: Threads per block, and at most this many blocks (each thread strides over the rest).
-_BLOCK = 256
-_MAX_BLOCKS = 4096
-
-
 def _launch(cp: Any, name: str, work: int, args: tuple) -> None:
-    blocks = max(1, min(-(-int(work) // _BLOCK), _MAX_BLOCKS))
-    _build.function(cp, "checks.cu", name)((blocks,), (_BLOCK,), args)
+    _build.function(cp, "checks.cu", name)(_build.grid(work), (_build.BLOCK,), args)
 
 
 def _facts(cp: Any) -> Any:

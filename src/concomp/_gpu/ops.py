@@ -55,9 +55,6 @@ _FLAGS = {np.dtype(np.uint8): "unsigned char", **_IDS}
 #: Entries per block of the scans (``SCAN_TILE`` in ``cuda/ops.cu``).
 SCAN_TILE = 256 * 8
 
-_BLOCK = 256
-_MAX_BLOCKS = 4096
-
 
 @functools.cache  # called on every launch: the strings are made once
 def names(step: str, dtype: Any = np.int64, other: Any = np.int64) -> tuple[str, ...]:
@@ -114,8 +111,9 @@ def _fn(cp: Any, name: str) -> Any:
     return _build.function(cp, "ops.cu", name)
 
 
-def _grid(work: int) -> tuple[int]:
-    return (max(1, min(-(-int(work) // _BLOCK), _MAX_BLOCKS)),)
+def _launch(cp: Any, name: str, work: int, args: tuple) -> None:
+    """A grid-stride kernel of ``ops.cu`` over ``work`` items."""
+    _fn(cp, name)(_build.grid(work), (_build.BLOCK,), args)
 
 
 def arange(cp: Any, n: int, dtype: Any) -> Any:
@@ -123,7 +121,7 @@ def arange(cp: Any, n: int, dtype: Any) -> Any:
     out = cp.empty(n, dtype=dtype)
     if n:
         (name,) = names("arange", dtype)
-        _fn(cp, name)(_grid(n), (_BLOCK,), (out, np.int64(n)))
+        _launch(cp, name, n, (out, np.int64(n)))
     return out
 
 
@@ -142,7 +140,7 @@ def fill(cp: Any, out: Any, value: int) -> Any:
             out.data.memset_async(0 if bits == 0 else 0xFF, out.nbytes)
         else:
             (name,) = names("full", out.dtype)
-            _fn(cp, name)(_grid(n), (_BLOCK,), (out, np.int64(n), out.dtype.type(value)))
+            _launch(cp, name, n, (out, np.int64(n), out.dtype.type(value)))
     return out
 
 
@@ -165,7 +163,7 @@ def astype(cp: Any, a: Any, dtype: Any) -> Any:
     out = cp.empty(n, dtype=d)
     if n:
         (name,) = names("astype", a.dtype, d)
-        _fn(cp, name)(_grid(n), (_BLOCK,), (a, np.int64(n), out))
+        _launch(cp, name, n, (a, np.int64(n), out))
     return out
 
 
@@ -185,7 +183,7 @@ def take(cp: Any, values: Any, idx: Any) -> Any:
     if n:
         (name,) = names("take", values.dtype, idx.dtype)
         w = _WORD_DTYPES[values.dtype.itemsize]
-        _fn(cp, name)(_grid(n), (_BLOCK,), (values.view(w), idx, np.int64(n), out.view(w)))
+        _launch(cp, name, n, (values.view(w), idx, np.int64(n), out.view(w)))
     return out
 
 

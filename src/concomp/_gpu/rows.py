@@ -34,19 +34,11 @@ INSTANTIATIONS = (
     + tuple(f"sym_gather<{i}>" for i in _CTYPES.values())
 )
 
-#: Threads per block, and at most this many blocks (each thread strides over the rest).
-_BLOCK = 256
-_MAX_BLOCKS = 4096
-
 
 def _kernels(cp: Any, *names: str) -> tuple[Any, ...]:
     """The kernels ``names``, compiled together (one NVRTC parse of the source)."""
     mod = _build.module(cp, "rows.cu", names)
     return tuple(mod.get_function(name) for name in names)
-
-
-def _grid(work: int) -> tuple[int]:
-    return (max(1, min(-(-int(work) // _BLOCK), _MAX_BLOCKS)),)
 
 
 def row_pointer(cp: Any, keys: Any, n: int, dtype: Any) -> Any:
@@ -61,7 +53,7 @@ def row_pointer(cp: Any, keys: Any, n: int, dtype: Any) -> Any:
         keys = keys.astype(np.int64)
     counts = cp.zeros(n, dtype=dt)
     (kernel,) = _kernels(cp, f"count_rows<{_CTYPES[keys.dtype]}, {_CTYPES[dt]}>")
-    kernel(_grid(m), (_BLOCK,), (keys, np.int64(m), counts))
+    kernel(_build.grid(m), (_build.BLOCK,), (keys, np.int64(m), counts))
     ops.cumsum(cp, counts, out=indptr[1:])
     return indptr
 
@@ -106,7 +98,7 @@ def symmetric_csr(
     keys_kernel, gather = _kernels(cp, f"sym_keys<{t}, {c}>", f"sym_gather<{t}>")
     keys = cp.empty(2 * m, dtype=dt)
     counts = cp.zeros(n + 1, dtype=pt)  # the last row counts nothing: self loops
-    keys_kernel(_grid(m), (_BLOCK,), (src, dst, np.int64(m), dt.type(n), keys, counts))
+    keys_kernel(_build.grid(m), (_build.BLOCK,), (src, dst, np.int64(m), dt.type(n), keys, counts))
     order = cp.argsort(keys, kind="stable")
     del keys
     ops.cumsum(cp, counts[:n], out=indptr[1:])
@@ -114,5 +106,5 @@ def symmetric_csr(
     indices, eid = cp.empty(total, dtype=dt), cp.empty(total, dtype=dt)
     if total:
         args = (src, dst, order, np.int64(m), np.int64(total), indices, eid)
-        gather(_grid(total), (_BLOCK,), args)
+        gather(_build.grid(total), (_build.BLOCK,), args)
     return indptr, indices, eid
