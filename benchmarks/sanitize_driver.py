@@ -29,7 +29,6 @@ each array's first use, instead of one large pooled block.
 from __future__ import annotations
 
 import argparse
-import functools
 import itertools
 import json
 import time
@@ -141,17 +140,33 @@ class _Counted:
         return getattr(self._fn, name)
 
 
+class _CountedModule:
+    """A compiled module whose kernels count their launches."""
+
+    def __init__(self, mod: Any) -> None:
+        self._mod = mod
+
+    def get_function(self, name: str) -> _Counted:
+        return _Counted(self._mod.get_function(name))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._mod, name)
+
+
 def count_launches() -> None:
     """Count the launches of every concomp kernel from here on.
 
-    Every kernel comes from ``_compile._kernel`` (memoized), looked up afresh by
-    each ``get_kernel`` call, so wrapping it counts every launch issued from Python;
-    a captured CUDA graph's replay counts as the launches captured once.
+    Every concomp module is built by ``_build._build`` (the kernel getter, ``checks``,
+    ``rows`` and ``ops`` all go through it), so wrapping it before the first build
+    counts every launch issued from Python; a captured CUDA graph's replay counts as
+    the launches captured once.
     """
-    from concomp._gpu import _compile
+    from concomp._gpu import _build
 
-    real = _compile._kernel
-    _compile._kernel = functools.cache(lambda *key: _Counted(real(*key)))
+    if _build.built():
+        raise RuntimeError("count_launches() must run before the first kernel is built")
+    real = _build._build
+    _build._build = lambda *key: _CountedModule(real(*key))
 
 
 # ----------------------------------------------------------------------------- the runs

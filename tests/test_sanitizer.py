@@ -141,6 +141,27 @@ def test_sanitizer_graph_has_the_features_code_paths_key_on() -> None:
     assert n < 1000
 
 
+def test_launch_counter_wraps_the_one_module_builder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver counts launches by wrapping the builder every concomp module comes
+    from; a renamed builder would leave the memcheck test counting nothing."""
+    from concomp._gpu import _build
+
+    class Module:
+        def get_function(self, name: str):
+            return lambda *args: name
+
+    monkeypatch.setattr(_build, "_build", lambda *key: Module())
+    monkeypatch.setattr(_build, "_built", 0)
+    monkeypatch.setattr(sanitize_driver, "LAUNCHES", [0])
+    sanitize_driver.count_launches()
+    kernel = _build._build(None, "ops.cu", ("iota<int>",), 0).get_function("iota<int>")
+    assert kernel() == "iota<int>" and kernel() == "iota<int>"
+    assert sanitize_driver.LAUNCHES == [2]
+    monkeypatch.setattr(_build, "_built", 1)
+    with pytest.raises(RuntimeError, match="before the first kernel"):
+        sanitize_driver.count_launches()
+
+
 def _find_sanitizer() -> str | None:
     found = shutil.which("compute-sanitizer")
     if found:
