@@ -69,6 +69,31 @@ def test_every_sparse_format(fmt, kind, directed, connection):
     )
 
 
+@pytest.mark.parametrize("make", [sp.coo_array, sp.coo_matrix])
+@pytest.mark.parametrize("m", [40, 1 << 18])
+def test_weak_components_of_coo_read_its_pairs_without_a_csr(monkeypatch, make, m):
+    """Duplicates, explicit zeros and entries that sum to zero are stored entries like
+    any other: weak components read the coordinates, and no CSR is built on the way."""
+    import concomp._shared.csr
+
+    def no_csr(*args, **kwargs):
+        raise AssertionError("a CSR was built for a COO matrix")
+
+    monkeypatch.setattr(concomp._shared.csr, "coo_to_csr", no_csr)
+    monkeypatch.setattr(csgraph, "csr_structure", no_csr)
+    rng = np.random.default_rng(m)
+    n = max(8, m // 3)
+    row, col = rng.integers(0, n, m), rng.integers(0, n, m)
+    row[: m // 4], col[: m // 4] = row[m // 4 : m // 2], col[m // 4 : m // 2]  # duplicates
+    data = rng.choice([-1.0, 0.0, 1.0], m)
+    A = make((data, (row, col)), shape=(n, n))
+    for directed, connection in ((False, "weak"), (True, "weak")):
+        _same(
+            csgraph.connected_components(A, directed=directed, connection=connection),
+            scipy_csgraph.connected_components(A, directed=directed, connection=connection),
+        )
+
+
 @pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
 @pytest.mark.parametrize(("directed", "connection"), MODES)
 def test_dense_inputs(directed, connection):

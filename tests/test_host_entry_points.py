@@ -541,7 +541,19 @@ def test_gpu_csgraph_host_matrices_match_scipy(monkeypatch):
     monkeypatch.setenv("CONCOMP_DEVICE", "gpu")  # every size on the GPU
     a = sp.random(4000, 4000, density=0.0005, format="csr", random_state=5)
     want = scipy_cc(a, directed=False)
-    for matrix in (a, (a + a.T).tocsr(), a.tocsc(), a.tocoo(), a.toarray()):
+    coo = a.tocoo()  # with duplicates and an explicit zero: stored entries all the same
+    dup = sp.coo_matrix(
+        (
+            np.r_[coo.data, 0.0, -coo.data[:5]],
+            (np.r_[coo.row, 7, coo.row[:5]], np.r_[coo.col, 9, coo.col[:5]]),
+        ),
+        shape=a.shape,
+    )
+    want_dup = scipy_cc(dup, directed=False)
+    count, labels = csgraph.connected_components(dup, directed=False)
+    assert count == want_dup[0] and labels.dtype == np.int32
+    np.testing.assert_array_equal(labels, want_dup[1])
+    for matrix in (a, (a + a.T).tocsr(), a.tocsc(), coo, a.toarray()):
         count, labels = csgraph.connected_components(matrix, directed=False)
         assert count == want[0] and isinstance(labels, np.ndarray) and labels.dtype == np.int32
         np.testing.assert_array_equal(labels, want[1])

@@ -130,14 +130,14 @@ def connected_components(
     if is_cupy_array(csgraph) or is_cupy_sparse(csgraph):
         count, labels = _device_components(csgraph, bool(directed))
     elif not directed and _is_scipy_sparse(csgraph):
-        count, labels = _weak_host(*_sparse_structure(csgraph))
+        count, labels = _weak_host(_sparse_edges(csgraph))
     else:
         A = _host_csr(csgraph, bool(directed))
         if directed:
             scc = driver("cpu", "scc", "strong_component_labels")
             count, labels = scc(A.indptr, A.indices)
         else:
-            count, labels = _weak_host(A.indptr, A.indices, A.shape[0])
+            count, labels = _weak_host(HostEdges(None, None, A.indptr, A.indices, A.shape[0]))
     if return_labels:
         return count, labels
     return count
@@ -151,21 +151,27 @@ def _is_scipy_sparse(obj: Any) -> bool:
     return sp.issparse(obj)
 
 
-def _sparse_structure(csgraph: Any) -> tuple[Any, Any, int]:
-    """``(indptr, indices, n)`` of a SciPy sparse matrix, for weak components.
+def _sparse_edges(csgraph: Any) -> HostEdges:
+    """The stored entries of a SciPy sparse matrix as edges, for weak components.
 
     Weak components read only which entries are stored, so the values are never
-    converted (SciPy's own validation copies them to float64: 8 bytes per entry),
-    and CSC is used as it is: its arrays are the CSR of the transpose, which has
-    the same weak components. SciPy's messages for bad shapes are kept.
+    converted (SciPy's own validation copies them to float64: 8 bytes per entry). CSC
+    is used as it is: its arrays are the CSR of the transpose, which has the same weak
+    components. COO is read as its coordinate pairs: duplicates and explicit zeros are
+    stored entries like any other, so no CSR is built. SciPy's messages for bad shapes
+    are kept.
     """
     if csgraph.ndim != 2:
         raise ValueError("compressed-sparse graph must be 2-D")
     if csgraph.shape[0] != csgraph.shape[1]:
         raise ValueError("compressed-sparse graph must be shape (N, N)")
+    n = int(csgraph.shape[0])
     if csgraph.format in ("csr", "csc"):
-        return csgraph.indptr, csgraph.indices, csgraph.shape[0]
-    return *csr_structure(csgraph), csgraph.shape[0]
+        return HostEdges(None, None, csgraph.indptr, csgraph.indices, n)
+    if csgraph.format == "coo":
+        return HostEdges(csgraph.row, csgraph.col, None, None, n)
+    indptr, indices = csr_structure(csgraph)
+    return HostEdges(None, None, indptr, indices, n)
 
 
 def _host_csr(csgraph: Any, directed: bool):
@@ -217,15 +223,19 @@ def _dense_to_csr(values: np.ndarray, keep: np.ndarray):
     return sp.csr_matrix((data, (rows, cols)), shape=values.shape)
 
 
-def _weak_host(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[int, np.ndarray]:
-    """Weak components of a host CSR, on the engine ``device="auto"`` picks (or
-    ``CONCOMP_DEVICE``): on the GPU its row pointer and columns stream through the
-    pinned feed as they are (:func:`concomp.streaming.host_roots`), and the labels come
-    back to the host; on the CPU, :func:`_weak`."""
-    edges = HostEdges(None, None, indptr, indices, n)
+def _weak_host(edges: HostEdges) -> tuple[int, np.ndarray]:
+    """Weak components of host ``edges`` (a CSR or coordinate pairs), on the engine
+    ``device="auto"`` picks (or ``CONCOMP_DEVICE``): on the GPU the arrays stream
+    through the pinned feed as they are (:func:`concomp.streaming.host_roots`), and the
+    labels come back to the host; on the CPU, :func:`_weak_graph`."""
     what = "csgraph.connected_components"
     if route_edges(edges, "auto", what=what, min_edges=HOST_STREAM_MIN_EDGES) == "cpu":
-        return _weak(indptr, indices, n, "cpu")
+        n = edges.num_nodes
+        if edges.indptr is not None:
+            graph = Graph.from_csr(edges.indptr, edges.indices, n, directed=False)
+        else:
+            graph = Graph.from_edges(edges.src, edges.dst, n, directed=False)
+        return _weak_graph(graph, "cpu")
     roots = host_roots(edges, None, None, DEFAULTS)
     count, labels = driver("gpu", "streaming", "stream_labels")(roots, None, True)
     return count, labels.astype(np.int32, copy=False)
@@ -233,9 +243,13 @@ def _weak_host(indptr: np.ndarray, indices: np.ndarray, n: int) -> tuple[int, np
 
 def _weak(indptr: Any, indices: Any, n: int, device: str) -> tuple[int, Any]:
     """Weak components of a CSR graph on concomp's engine, in SciPy's numbering."""
+    return _weak_graph(Graph.from_csr(indptr, indices, n, directed=False), device)
+
+
+def _weak_graph(graph: Graph, device: str) -> tuple[int, Any]:
+    """Weak components of ``graph`` on concomp's engine, in SciPy's numbering."""
     from ..components import canonical_labels, component_roots
 
-    graph = Graph.from_csr(indptr, indices, n, directed=False)
     count, labels = canonical_labels(component_roots(graph, device=device))
     return count, labels.astype(np.int32, copy=False)
 
