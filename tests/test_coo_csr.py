@@ -14,7 +14,7 @@ import concomp
 import concomp._sparse
 from concomp import csgraph
 from concomp._shared.csr import coo_to_csr
-from concomp._sparse import csr_structure, tocsr
+from concomp._sparse import csr_structure, merge_coo, tocsr
 
 given = pytest.importorskip("hypothesis").given
 st = pytest.importorskip("hypothesis.strategies")
@@ -102,6 +102,30 @@ def test_coo_to_csr_fast_path(entries, dtype, id_dtype):
     for a, b in zip((want.indptr, want.indices, want.data), got, strict=True):
         assert b.dtype == a.dtype
         np.testing.assert_array_equal(b, a)
+
+
+@given(coo_inputs(), st.sampled_from([*DATA_DTYPES, None]), st.sampled_from([np.int32, np.int64]))
+def test_merge_coo_is_scipys_csr(entries, dtype, id_dtype):
+    """The sort-based merge the GPU route runs (here on NumPy) gives SciPy's CSR, and
+    declines where coo_to_csr does: floating-point values with duplicates."""
+    row, col, n, seed, _ = entries
+    row, col = row.astype(id_dtype), col.astype(id_dtype)
+    data = None if dtype is None else _values(np.random.default_rng(seed), row.shape[0], dtype)
+    ones = np.ones(row.shape[0]) if data is None else data
+    want = sp.coo_array((ones, (row, col)), shape=(n, n)).tocsr()
+    got = merge_coo(np, row, col, data, n, np.int64)
+    if want.nnz < row.shape[0] and dtype is not None and np.dtype(dtype).kind == "f":
+        assert got is None
+        return
+    assert got is not None
+    np.testing.assert_array_equal(got[0], want.indptr)
+    np.testing.assert_array_equal(got[1], want.indices)
+    assert got[0].dtype == got[1].dtype == np.int64
+    if data is None:
+        assert got[2] is None
+    else:
+        assert got[2].dtype == want.data.dtype
+        np.testing.assert_array_equal(got[2], want.data)
 
 
 @given(coo_inputs())

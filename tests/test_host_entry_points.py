@@ -27,7 +27,7 @@ from scipy.sparse.csgraph import minimum_spanning_tree as scipy_mst
 
 import concomp
 from concomp import _dispatch, csgraph, forest, msf
-from concomp._host_input import device_graph, host_route
+from concomp._host_input import device_graph, host_route, merged_device_graph
 from concomp._shared.staging import INT32_IDS
 from concomp.errors import InvalidGraphError
 from concomp.testing.forest import assert_spanning_forest
@@ -171,13 +171,87 @@ def test_routes_follow_resolve_device_with_the_edge_count(fake_gpu, caplog):
     assert host_route((src - 5, dst), None, "auto", "gpu", what="x", min_edges=1) is None
 
 
-def test_a_coo_matrix_is_read_as_the_csr_that_numbers_its_edges(fake_gpu):
+def test_a_coo_matrix_is_routed_as_pairs_merged_on_the_device(fake_gpu):
     coo = sp.coo_array((np.ones(3), ([2, 0, 2], [1, 1, 1])), shape=(3, 3))
     pairs = host_route(coo, None, "auto", "gpu", what="x", min_edges=1)
     numbered = host_route(coo, None, "auto", "gpu", what="x", min_edges=1, edge_ids=True)
-    assert pairs.edges.src is not None and pairs.edges.num_edges == 3
-    assert numbered.edges.indptr is not None and numbered.edges.num_edges == 2  # summed
-    assert numbered.graph.format == "csr"
+    assert pairs.edges.src is not None and pairs.edges.num_edges == 3 and not pairs.merge
+    assert numbered.edges.src is not None and numbered.merge and numbered.graph is coo
+    g = merged_device_graph(numbered)
+    assert g.num_edges == 2  # (0, 1) and (2, 1), the duplicate merged
+    assert g._indptr.tolist() == [0, 1, 1, 2] and g._indices.tolist() == [1, 1]
+    assert g.weights.tolist() == [1.0, 2.0]  # the duplicate's values summed
+    assert merged_device_graph(numbered, summed=False).weights is None
+
+
+COO_VALUES = ["int8 wrapping", "uint64", "bool", "float, no duplicates", "float, duplicates"]
+
+
+def _coo_case(values: str, cls, seed: int = 11):
+    """A COO matrix with duplicates, explicit zeros and entries that sum to zero (and,
+    for "weights", float weights given per merged entry)."""
+    rng = np.random.default_rng(seed)
+    n, m = 300, 2000
+    row, col = rng.integers(0, n, m), rng.integers(0, n, m)
+    row[:300], col[:300] = row[300:600], col[300:600]
+    if values == "int8 wrapping":
+        data = rng.integers(-128, 127, m, dtype=np.int8, endpoint=True)
+    elif values == "uint64":
+        data = rng.integers(0, 2**64 - 1, m, dtype=np.uint64, endpoint=True)
+    elif values == "bool":
+        data = rng.integers(0, 2, m).astype(bool)
+    elif values == "float, no duplicates":
+        keys = np.unique(row * n + col)
+        row, col = keys // n, keys % n
+        data = rng.random(keys.shape[0]) - 0.2
+    else:
+        data = rng.random(m) - 0.2
+    coo = cls((data, (row, col)), shape=(n, n))
+    return coo, (rng.random(coo.tocsr().nnz) if values == "weights" else None)
+
+
+def _same_coo_forests(coo, weights, before_gpu=lambda: None) -> None:
+    """The GPU route's forests of ``coo`` equal the CPU engine's (``before_gpu`` runs
+    between the two)."""
+    want_f = forest.spanning_forest(coo, device="cpu", algorithm="rem")
+    want_m = msf.minimum_spanning_forest(coo, weights, device="cpu", algorithm="boruvka")
+    before_gpu()
+    got_f = forest.spanning_forest(coo, device="gpu", algorithm="rem")
+    got_m = msf.minimum_spanning_forest(coo, weights, device="gpu", algorithm="boruvka")
+    for got, want, names in (
+        (got_f, want_f, ("src", "dst", "edge_ids")),
+        (got_m, want_m, ("src", "dst", "edge_ids", "weights")),
+    ):
+        for name in names:
+            a, b = getattr(got, name), getattr(want, name)
+            assert isinstance(a, np.ndarray) and a.dtype == b.dtype, name
+            np.testing.assert_array_equal(a, b, err_msg=name)
+    assert got_m.total_weight == want_m.total_weight
+
+
+@pytest.mark.parametrize("values", [*COO_VALUES, "weights"])
+@pytest.mark.parametrize("cls", [sp.coo_array, sp.coo_matrix])
+def test_coo_forests_on_the_gpu_route_number_edges_by_scipys_csr(
+    values, cls, fake_gpu, monkeypatch
+):
+    """The GPU route merges a COO matrix on the device into SciPy's CSR (edge ids,
+    summed weights) and builds no host CSR; floating-point duplicates alone are summed
+    by SciPy on the host. Neither builds a host Graph."""
+    coo, weights = _coo_case(values, cls)
+
+    def refuse_host_structures() -> None:
+        monkeypatch.setattr(forest, "as_graph", _refuse)
+        monkeypatch.setattr(msf, "as_graph", _refuse)
+        if values != "float, duplicates":
+            import concomp._shared.csr
+
+            def refuse(*args, **kwargs):
+                raise AssertionError("a host CSR was built for a COO matrix on the GPU route")
+
+            monkeypatch.setattr(concomp._shared.csr, "coo_to_csr", refuse)
+            monkeypatch.setattr(cls, "tocsr", refuse)
+
+    _same_coo_forests(coo, weights, refuse_host_structures)
 
 
 def test_weighted_pieces_take_the_general_path_when_weights_are_read(fake_gpu, tmp_path):
@@ -387,7 +461,10 @@ def test_csgraph_streams_a_host_matrix_where_auto_picks_the_gpu(fake_gpu, monkey
 
     def roots(edges, variant, budget, options):
         seen.append(edges.num_edges)
-        g = concomp.Graph.from_csr(edges.indptr, edges.indices, edges.num_nodes)
+        if edges.indptr is None:  # a COO matrix streams its pairs
+            g = concomp.Graph.from_edges(edges.src, edges.dst, edges.num_nodes)
+        else:
+            g = concomp.Graph.from_csr(edges.indptr, edges.indices, edges.num_nodes)
         return component_roots(g, device="cpu")
 
     cpu_driver = _dispatch.driver
@@ -494,6 +571,12 @@ def test_gpu_msf_weights_of_each_dtype_and_nan():
     bad[17] = np.nan
     with pytest.raises(InvalidGraphError, match="weight NaN at position 17"):
         concomp.minimum_spanning_forest((src, dst), bad, device="gpu")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("values", [*COO_VALUES, "weights"])
+def test_gpu_coo_forests_merge_the_matrix_on_the_device(values):
+    _same_coo_forests(*_coo_case(values, sp.coo_array, seed=17))
 
 
 @pytest.mark.gpu

@@ -14,7 +14,9 @@ Connected components stream routed edges through the device
 device (spanning forests, minimum spanning forests) get it from :func:`device_graph`:
 the ids cross the bus once, through two pinned slots per thread, narrowed to int32
 while they fit, and their range found in the pass that stages them
-(:mod:`concomp._gpu.upload`); a CSR crosses as its row pointer and columns. Everything
+(:mod:`concomp._gpu.upload`); a CSR crosses as its row pointer and columns. A SciPy COO
+matrix, whose edge ids are the entries of the CSR SciPy makes of it, crosses as its pairs
+and is merged into that CSR on the device (:func:`merged_device_graph`). Everything
 else the algorithms need (symmetrising, the CSR of pairs) is built on the device by the
 Graph itself. Bad ids raise the general path's message, located only once the range
 says something is wrong.
@@ -32,13 +34,13 @@ import numpy as np
 from ._arrays import index_dtype_for, is_cupy_array, is_torch_tensor
 from ._checks import _as_array, _torch_to_array, check_ids, check_indptr, check_weights
 from ._dispatch import resolve_device
-from ._sparse import tocsr
-from ._validate import HostEdges, _is_scipy_sparse, host_edges
+from ._sparse import merge_coo, tocsr
+from ._validate import HostEdges, _is_scipy_sparse, host_edges, host_weights
 from .errors import InvalidGraphError
 from .graph import Graph
 from .streaming import _ids_in_range, chunk_ids, host_chunks
 
-__all__ = ["HostRoute", "device_graph", "host_route", "route_edges"]
+__all__ = ["HostRoute", "device_graph", "host_route", "merged_device_graph", "route_edges"]
 
 log = logging.getLogger("concomp.dispatch")
 
@@ -47,13 +49,16 @@ log = logging.getLogger("concomp.dispatch")
 class HostRoute:
     """Host edges the GPU feed takes as they are, and the engine chosen for them.
 
-    ``graph`` is the input the general path reads where ``device`` is ``"cpu"`` (the
-    caller's, or the CSR a SciPy COO matrix becomes, once).
+    ``graph`` is the caller's input, which the general path reads where ``device`` is
+    ``"cpu"``.
     """
 
     edges: HostEdges
     device: str
     graph: Any
+    #: ``edges`` are a SciPy COO matrix's pairs, for a call that numbers edges by the CSR
+    #: SciPy makes of it: :func:`device_graph` merges them into that CSR on the device
+    merge: bool = False
 
 
 def host_route(
@@ -80,19 +85,20 @@ def host_route(
     min_edges : int
         The call's threshold for ``device="auto"``.
     edge_ids : bool
-        The call reports input edge ids: a SciPy COO matrix is then read as the CSR
-        :func:`concomp.as_graph` makes of it (duplicates summed, row order), whose
-        entries are the edge ids, instead of as its pairs.
+        The call reports input edge ids: a SciPy COO matrix's edge ids are then the
+        entries of the CSR :func:`concomp.as_graph` makes of it (duplicates summed, row
+        order). Its pairs are routed as they are, marked ``merge``: the GPU builds that
+        CSR on the device (:func:`device_graph`); the CPU engine reads ``graph``.
     reads_weights : bool
         The call reads the input's weights: pieces with a weight column (pyarrow
         tables, Parquet files) then take the general path, which reads it.
     """
-    if edge_ids and _is_scipy_sparse(graph) and graph.format == "coo":
-        graph = tocsr(graph)
     edges = host_edges(graph, num_nodes, renumber) or host_chunks(graph, num_nodes, renumber)
     if edges is None or (reads_weights and edges.weight_column is not None):
         return None
-    return HostRoute(edges, route_edges(edges, device, what=what, min_edges=min_edges), graph)
+    merge = edge_ids and _is_scipy_sparse(graph) and graph.format == "coo"
+    dev = route_edges(edges, device, what=what, min_edges=min_edges)
+    return HostRoute(edges, dev, graph, merge=bool(merge and edges.src is not None))
 
 
 def route_edges(edges: HostEdges, device: Any, *, what: str, min_edges: int) -> str:
@@ -112,31 +118,102 @@ def device_graph(edges: HostEdges, weights: Any = None) -> Graph:
     :class:`~concomp.errors.InvalidGraphError` for bad ids, row pointers and weights,
     and :class:`~concomp.errors.DeviceMemoryError` for a graph the device cannot hold.
     """
-    from ._gpu._compat import check_device_fits, cupy_or_raise, out_of_memory_guard
+    from ._gpu._compat import out_of_memory_guard
 
-    cp = cupy_or_raise()
     m = edges.num_edges
     w = _host_weights(weights, m)
-    n = edges.num_nodes
     rows = 0 if edges.indptr is None else int(edges.indptr.shape[0])
     what = f"staging {m} host edges to the GPU"
-    need = check_device_fits(
-        what,
-        16 * m + 8 * rows + (0 if w is None else int(w.nbytes)),
-        fix="use device='cpu', or concomp.connected_components, which streams host edges",
-    )
-    with out_of_memory_guard(what, need):
+    with out_of_memory_guard(what, _fits(what, 16 * m + 8 * rows, w)):
         if edges.indptr is not None and edges.indices is not None:
-            g = _csr_graph(edges.indptr, edges.indices, n)
+            g = _csr_graph(edges.indptr, edges.indices, edges.num_nodes)
         else:
             g = _pairs_graph(edges)
-        if w is not None:
-            # one pageable copy (no host pass over the weights); NaN is found on the device
-            if w.ndim == 0:
-                w = cp.full(m, w.item(), dtype=w.dtype)
-            g.weights = check_weights(w if is_cupy_array(w) else cp.asarray(w), m)
+        _attach_weights(g, w)
     log.debug("host edges staged to the GPU as %r", g)
     return g
+
+
+def merged_device_graph(route: HostRoute, weights: Any = None, *, summed: bool = True) -> Graph:
+    """The device graph of a ``merge`` route: a SciPy COO matrix's pairs, merged on the
+    device into the CSR SciPy makes of the matrix (rows in order, columns ascending,
+    duplicates merged: :func:`concomp._sparse.merge_coo`), so that edge ids are that
+    CSR's entries, as on the general path. No CSR is built on the host.
+
+    Weights: the matrix's values summed where entries repeat (``summed``, the
+    default; without it the graph has none), or ``weights``, one per merged entry.
+    Floating-point values with duplicate entries are the exception: SciPy sums them
+    in an order of its own, which changes a floating-point sum, so SciPy sums them on
+    the host and that CSR crosses to the device (:func:`device_graph`).
+    """
+    from ._gpu._compat import cupy_or_raise, out_of_memory_guard
+
+    cp = cupy_or_raise()
+    edges = route.edges
+    m = edges.num_edges
+    values = _host_weights(host_weights(route.graph), m) if summed and weights is None else None
+    what = f"staging {m} host edges to the GPU and merging them"
+    # the sort holds 64-bit keys, their order and the sorted keys: 40 bytes per entry more
+    with out_of_memory_guard(what, _fits(what, 56 * m, values)):
+        merged = _merge_on_device(cp, edges, values)
+    if merged is None:
+        log.debug("a COO matrix's floating-point duplicates summed by SciPy on the host")
+        csr = tocsr(route.graph)
+        csr_edges = HostEdges(None, None, csr.indptr, csr.indices, int(csr.shape[0]))
+        return device_graph(csr_edges, csr.data if weights is None else weights)
+    g, sums = merged
+    w = _host_weights(weights, g.num_edges)
+    with out_of_memory_guard(what, _fits(what, 0, w)):
+        _attach_weights(g, w if weights is not None else sums)
+    log.debug("host COO entries merged on the GPU as %r", g)
+    return g
+
+
+def _fits(what: str, nbytes: int, weights: Any) -> int:
+    """:func:`concomp._gpu._compat.check_device_fits` for ``nbytes`` and the weights."""
+    from ._gpu._compat import check_device_fits
+
+    extra = int(weights.nbytes) if weights is not None and hasattr(weights, "nbytes") else 0
+    return check_device_fits(
+        what,
+        nbytes + extra,
+        fix="use device='cpu', or concomp.connected_components, which streams host edges",
+    )
+
+
+def _attach_weights(g: Graph, w: Any) -> None:
+    """``w`` (host or device, one per edge of ``g`` or a scalar) as ``g``'s weights:
+    one pageable copy, no host pass over them (NaN is found on the device)."""
+    if w is None:
+        return
+    from ._gpu._compat import cupy_or_raise
+
+    cp = cupy_or_raise()
+    k = g.num_edges
+    if w.ndim == 0:
+        w = cp.full(k, w.item(), dtype=w.dtype)
+    g.weights = check_weights(w if is_cupy_array(w) else cp.asarray(w), k)
+
+
+def _merge_on_device(cp: Any, edges: HostEdges, values: Any) -> tuple[Graph, Any] | None:
+    """The CSR SciPy makes of a COO matrix's pairs ``edges`` as a device Graph, with
+    ``values`` summed per merged entry; None where :func:`concomp._sparse.merge_coo`
+    declines (floating-point values with duplicates)."""
+    from ._gpu._compat import staged_edges_to_device
+
+    m, n = edges.num_edges, edges.num_nodes
+    src, dst, lo, hi = staged_edges_to_device(_Pieces(edges), m)
+    _check_range(edges, lo, hi, n)
+    vals = None
+    if values is not None:
+        vals = values if is_cupy_array(values) else cp.asarray(values)
+        if vals.ndim == 0:
+            vals = cp.full(m, vals.item(), dtype=vals.dtype)
+    merged = merge_coo(cp, src, dst, vals, n, index_dtype_for(n, 2 * m))
+    if merged is None:
+        return None
+    indptr, indices, sums = merged
+    return Graph(n, indptr=indptr, indices=indices), sums
 
 
 def _host_weights(weights: Any, m: int) -> Any:

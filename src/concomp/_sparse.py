@@ -15,7 +15,7 @@ import numpy as np
 
 from ._arrays import INT32_MAX
 
-__all__ = ["csr_structure", "tocsr"]
+__all__ = ["csr_structure", "merge_coo", "tocsr"]
 
 #: COO matrices with fewer stored entries go to SciPy: its conversion is as fast on
 #: them, and a process's first call of concomp's kernels loads them from numba's cache.
@@ -76,6 +76,62 @@ def csr_structure(A: Any) -> tuple[np.ndarray, np.ndarray]:
             return csr[0], csr[1]
     B = tocsr(A)
     return B.indptr, B.indices
+
+
+def merge_coo(
+    xp: Any, row: Any, col: Any, data: Any, n: int, index_dtype: Any
+) -> tuple[Any, Any, Any] | None:
+    """SciPy's ``tocsr()`` of a COO matrix, from its coordinates on the array module ``xp``.
+
+    The CSR of :func:`concomp._shared.csr.coo_to_csr` (rows in order, each row's
+    columns ascending, duplicates summed with integers wrapping in their type and
+    booleans by logical or, explicit zeros kept), built with ``xp``'s sort: the GPU
+    route of the calls that number edges by that CSR merges a COO on the device, so
+    no CSR is built on the host. Returns ``(indptr, indices, data)`` (``data`` None
+    where ``data`` is), or None where the sums would differ from SciPy's: floating-point
+    values with duplicate entries (SciPy adds them in an order its unstable sort
+    leaves). Ids must be in ``[0, n)``, ``n < 2**31``.
+
+    Examples
+    --------
+    >>> row, col = np.array([1, 0, 1, 0]), np.array([0, 2, 0, 1])
+    >>> indptr, indices, data = merge_coo(np, row, col, np.array([5, 1, 2, 0]), 3, np.int32)
+    >>> indptr.tolist(), indices.tolist(), data.tolist()
+    ([0, 2, 3, 3], [1, 2, 0], [0, 1, 7])
+    >>> merge_coo(np, row, col, np.array([5.0, 1.0, 2.0, 0.0]), 3, np.int32) is None
+    True
+    """
+    m = int(row.shape[0])
+    keys = row.astype(np.int64) * n + col.astype(np.int64)  # n < 2**31: no overflow
+    order = xp.argsort(keys)
+    keys = keys[order]
+    first = xp.ones(m, dtype=bool)  # the first entry of each run of equal coordinates
+    if m > 1:
+        xp.not_equal(keys[1:], keys[:-1], out=first[1:])
+    unique = keys[first] if m else keys
+    u = int(unique.shape[0])
+    indices = (unique % n).astype(index_dtype)
+    indptr = xp.searchsorted(unique // n, xp.arange(n + 1), side="left").astype(index_dtype)
+    if data is None:
+        return indptr, indices, None
+    values = data[order]
+    if u == m:
+        return indptr, indices, values
+    if values.dtype.kind == "f":
+        return None
+    run = xp.cumsum(first) - 1  # each sorted entry's merged entry
+    if values.dtype.kind == "b":
+        merged = xp.zeros(u, dtype=bool)
+        merged[run[values]] = True
+        return indptr, indices, merged
+    # integer sums wrap in the values' type: a 64-bit running sum, differenced at the
+    # runs' ends, keeps the low bits exactly, which the cast back to the type keeps
+    wide = values.view(np.int64) if values.dtype == np.uint64 else values.astype(np.int64)
+    total = xp.cumsum(wide)
+    ends = total[xp.flatnonzero(xp.concatenate((first[1:], xp.ones(1, dtype=bool))))]
+    sums = ends.copy()
+    sums[1:] -= ends[:-1]
+    return indptr, indices, sums.astype(values.dtype)
 
 
 def _coo_to_convert(A: Any) -> bool:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ._arrays import astype, take, to_device, to_numpy
 from ._dispatch import GPU_MIN_EDGES, choose_device, driver
-from ._host_input import device_graph, host_route
+from ._host_input import device_graph, host_route, merged_device_graph
 from ._input import as_graph
 from ._rules import FOREST_FAMILIES, union_rules_for
 from .errors import InvalidVariantError
@@ -159,7 +159,10 @@ def spanning_forest(
     )
     if route is not None and route.device == "gpu":
         # host data: the ids cross once into a device graph, and the forest comes back
-        run = device_graph(route.edges)
+        if route.merge:  # a COO matrix: edge ids are its CSR's, built on the device
+            run = merged_device_graph(route, summed=False)
+        else:
+            run = device_graph(route.edges)
         return _to_host(_run(run, run, algorithm, "gpu", opts))
     g = as_graph(
         graph if route is None else route.graph, num_nodes, with_weights=False, renumber=renumber

@@ -20,7 +20,7 @@ import numpy as np
 
 from ._arrays import astype, take, to_numpy
 from ._dispatch import choose_device, driver, requested_device
-from ._host_input import device_graph, host_route
+from ._host_input import device_graph, host_route, merged_device_graph
 from ._input import as_graph
 from ._renumber import positions
 from ._validate import host_weights
@@ -184,8 +184,12 @@ def minimum_spanning_forest(
         dev = _engine(algorithm, route.device, device)
         if dev == "gpu":
             # host data: the ids cross once into a device graph, and the forest comes back
-            own = host_weights(route.graph) if weights is None else weights
-            run = device_graph(route.edges, own)
+            if route.merge:  # a COO matrix: its values are summed where entries repeat
+                run = merged_device_graph(route, weights)
+            else:
+                run = device_graph(
+                    route.edges, host_weights(route.graph) if weights is None else weights
+                )
             return _forest(run, _run(run, algorithm, maximum, dev, opts), to_host=True)
         g = as_graph(route.graph, weights=weights, renumber=renumber)
     else:
