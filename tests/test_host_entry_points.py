@@ -210,23 +210,30 @@ def _coo_case(values: str, cls, seed: int = 11):
     return coo, (rng.random(coo.tocsr().nnz) if values == "weights" else None)
 
 
-def _same_coo_forests(coo, weights, before_gpu=lambda: None) -> None:
-    """The GPU route's forests of ``coo`` equal the CPU engine's (``before_gpu`` runs
-    between the two)."""
+def _same_coo_forests(coo, weights, before_gpu=lambda: None, forest_variant="rem") -> None:
+    """The GPU route's forests of ``coo`` against the CPU engine's: the spanning forest
+    one of the CSR SciPy makes of ``coo`` (its edge ids that CSR's entries), the same
+    as the CPU's where the stand-in device runs the CPU's variant; the minimum spanning
+    forest the same (``before_gpu`` runs between the engines)."""
     want_f = forest.spanning_forest(coo, device="cpu", algorithm="rem")
     want_m = msf.minimum_spanning_forest(coo, weights, device="cpu", algorithm="boruvka")
+    pairs = _pairs_of(coo, None, None)
     before_gpu()
-    got_f = forest.spanning_forest(coo, device="gpu", algorithm="rem")
+    got_f = forest.spanning_forest(coo, device="gpu", algorithm=forest_variant)
     got_m = msf.minimum_spanning_forest(coo, weights, device="gpu", algorithm="boruvka")
-    for got, want, names in (
-        (got_f, want_f, ("src", "dst", "edge_ids")),
-        (got_m, want_m, ("src", "dst", "edge_ids", "weights")),
-    ):
+    checks = [(got_m, want_m, ("src", "dst", "edge_ids", "weights"))]
+    if forest_variant == "rem":
+        checks.append((got_f, want_f, ("src", "dst", "edge_ids")))
+    for got, want, names in checks:
         for name in names:
             a, b = getattr(got, name), getattr(want, name)
             assert isinstance(a, np.ndarray) and a.dtype == b.dtype, name
             np.testing.assert_array_equal(a, b, err_msg=name)
     assert got_m.total_weight == want_m.total_weight
+    assert_spanning_forest((*pairs, coo.shape[0]), got_f)
+    assert got_f.num_components == want_f.num_components
+    np.testing.assert_array_equal(got_f.src, pairs[0][got_f.edge_ids])
+    np.testing.assert_array_equal(got_f.dst, pairs[1][got_f.edge_ids])
 
 
 @pytest.mark.parametrize("values", [*COO_VALUES, "weights"])
@@ -249,7 +256,7 @@ def test_coo_forests_on_the_gpu_route_number_edges_by_scipys_csr(
                 raise AssertionError("a host CSR was built for a COO matrix on the GPU route")
 
             monkeypatch.setattr(concomp._shared.csr, "coo_to_csr", refuse)
-            monkeypatch.setattr(cls, "tocsr", refuse)
+            monkeypatch.setattr(coo, "tocsr", refuse)
 
     _same_coo_forests(coo, weights, refuse_host_structures)
 
@@ -576,7 +583,8 @@ def test_gpu_msf_weights_of_each_dtype_and_nan():
 @pytest.mark.gpu
 @pytest.mark.parametrize("values", [*COO_VALUES, "weights"])
 def test_gpu_coo_forests_merge_the_matrix_on_the_device(values):
-    _same_coo_forests(*_coo_case(values, sp.coo_array, seed=17))
+    coo, weights = _coo_case(values, sp.coo_array, seed=17)
+    _same_coo_forests(coo, weights, forest_variant="auto")
 
 
 @pytest.mark.gpu
