@@ -7,9 +7,11 @@ GPU when one is usable, else by the CPU generator), times the public
 symmetric, SciPy COO, pandas, polars and pyarrow tables, CPU torch ``edge_index``, a
 Parquet file read from its path) with ``device="gpu"``, ``"auto"`` and ``"cpu"``
 (``--devices``, ``--kinds``), next to ``stream_components`` on the same NumPy pair
-(per device), SciPy's ``connected_components`` on the symmetric CSR, and the pinned
-host-to-device bandwidth. A kind whose library does not import, and every GPU row
-where no GPU is usable, is skipped and recorded with the reason. Wall clock
+(per device), SciPy's ``connected_components`` on the symmetric CSR, the pinned
+host-to-device bandwidth, and, for the Parquet file, ``pyarrow.parquet.read_table`` of its
+two id columns on all threads (the host's floor for any call that reads the file). A
+kind whose library does not import, and every GPU row where no GPU is usable, is
+skipped and recorded with the reason. Wall clock
 (``perf_counter``), median of ``--reps`` after a warm-up; the counts of every call
 must agree. ``device="auto"`` rows record where ``auto`` ran (the ``concomp.dispatch``
 debug log of the warm-up call).
@@ -76,6 +78,7 @@ from concomp.bench.host_input import (
     ENTRIES,
     ENTRY_KEY,
     ENTRY_SCIPY_KEY,
+    PARQUET_READ_KEY,
     SCIPY_KEY,
     STREAM_FILE_KEY,
     STREAM_KEY,
@@ -318,6 +321,12 @@ class Run:
             if self.runs_on(dev, key, name):
                 fn = lambda dev=dev: stream_components([path], row["n"], device=dev)  # noqa: E731
                 self.record(row, key, *timed(fn, self.args.reps)[:2])
+        # the host's floor for reading the file: pyarrow alone, both id columns, all threads
+        import pyarrow.parquet as pq
+
+        columns = pq.ParquetFile(path).schema_arrow.names[:2]
+        fn = lambda: pq.read_table(path, columns=columns, use_threads=True)  # noqa: E731
+        self.record(row, PARQUET_READ_KEY, timed(fn, self.args.reps)[0], None, None)
 
     def time_kind(self, row: dict[str, Any], kind: str, graph: Any, dev: str) -> None:
         n = row["n"]

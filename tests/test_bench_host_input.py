@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from concomp.bench.host_input import SCIPY_KEY, render_markdown
+from concomp.bench.host_input import PARQUET_READ_KEY, SCIPY_KEY, render_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "bench_host_input.py"
@@ -37,6 +37,7 @@ def _result() -> dict:
             SCIPY_KEY: [100.0],
             "stream_components gpu parquet file": [30.0],
             "parquet file / gpu": [36.0],
+            PARQUET_READ_KEY: [27.0, 24.0, 30.0],
         },
         "bytes_input": {
             "numpy pair int64": 12_000_000,
@@ -76,13 +77,17 @@ def test_render_markdown_rows_ratios_bandwidth_and_memory():
     assert "- CPU: Test CPU, 2 cores" in lines and "- commit: abc1234" in lines
     assert "### rmat12: n = 4,096, m = 50,000, 7 components" in lines
     rows = [
-        line for line in lines if line.startswith(("| stream", "| numpy", "| SciPy", "| parquet"))
+        line
+        for line in lines
+        if line.startswith(("| stream", "| numpy", "| SciPy", "| parquet", "| pyarrow"))
     ]
     assert rows == [
         # stream_components reads the NumPy pair: 12 MB in 10 ms
         "| stream_components (numpy pair) | gpu | 10.00 | 1.00 | 1.20 | - | - |",
         "| stream_components (numpy pair) | cpu | 40.00 | 1.00 | 0.30 | - | - |",
         "| stream_components (parquet file) | gpu | 30.00 | 1.00 | 0.10 | - | - |",
+        # pyarrow reading the file alone, against streaming the file on the GPU
+        "| pyarrow read_table alone (parquet file) | cpu | 27.00 | 0.90 | 0.11 | - | - |",
         "| numpy pair int64 | gpu | 6.00 | 0.60 | 2.00 | 3.0 MiB | 0.50 |",
         # auto ran on the GPU, so its ratio is to stream_components on the GPU
         "| numpy pair int64 | auto (gpu) | 8.00 | 0.80 | 1.50 | - | - |",

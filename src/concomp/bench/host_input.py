@@ -38,6 +38,7 @@ __all__ = [
     "ENTRY_KEY",
     "ENTRY_SCIPY_KEY",
     "SCIPY_KEY",
+    "PARQUET_READ_KEY",
     "STREAM_FILE_KEY",
     "STREAM_KEY",
     "render_markdown",
@@ -55,6 +56,9 @@ STREAM_SYM_KEY = "stream_components {device} symmetric entries"
 #: Key of ``stream_components`` on the Parquet file's path (its row groups read as it
 #: goes: the same work the file kind's call has to do), per device.
 STREAM_FILE_KEY = "stream_components {device} parquet file"
+#: Key of ``pyarrow.parquet.read_table`` reading the Parquet file's two id columns on all
+#: threads and nothing else: the host's floor for any call that reads that file.
+PARQUET_READ_KEY = "pyarrow.parquet.read_table parquet file"
 #: Entry points ``bench_host_input.py --entries`` times, and the call each one names.
 ENTRIES = {
     "components": "connected_components",
@@ -108,13 +112,17 @@ def _bytes(g: dict[str, Any], kind: str) -> int | None:
     return nbytes
 
 
-def _row(g: dict[str, Any], key: str, label: str, kind: str, device: str) -> str | None:
+def _row(
+    g: dict[str, Any], key: str, label: str, kind: str, device: str, versus: str | None = None
+) -> str | None:
     """One line of a graph's table (``kind``: the input the call reads), or None when
-    the key has no times."""
+    the key has no times. Its ratio is to streaming the same data on the device it ran
+    on, or on ``versus``."""
     ms = _median(g["times_ms"].get(key))
     if ms is None:
         return None
     ran = g.get("auto_device", {}).get(kind) if device == "auto" else device
+    ran = versus or ran
     # each input against streaming the same data: the symmetric CSR holds every edge
     # twice, and a file has to be read
     ref = STREAM_KEY
@@ -162,6 +170,12 @@ def _graph_table(name: str, g: dict[str, Any]) -> list[str]:
         _row(g, STREAM_FILE_KEY.format(device=d), "stream_components (parquet file)", _FILE_KIND, d)
         for d in ("gpu", "cpu")
     ]
+    # the host's floor for the file, against streaming it on the GPU
+    lines.append(
+        _row(
+            g, PARQUET_READ_KEY, "pyarrow read_table alone (parquet file)", _FILE_KIND, "cpu", "gpu"
+        )
+    )
     kinds = dict.fromkeys(
         k.rsplit(" / ", 1)[0]
         for k in g["times_ms"]
