@@ -9,8 +9,9 @@ Parquet file read from its path) with ``device="gpu"``, ``"auto"`` and ``"cpu"``
 (``--devices``, ``--kinds``), next to ``stream_components`` on the same NumPy pair
 (per device), SciPy's ``connected_components`` on the symmetric CSR, the pinned
 host-to-device bandwidth, and, for the Parquet file, ``pyarrow.parquet.read_table`` of its
-two id columns on all threads (the host's floor for any call that reads the file). A
-kind whose library does not import, and every GPU row where no GPU is usable, is
+two id columns on all threads (the host's floor for any call that reads the file) and
+the file's bytes read alone on all threads (the floor of any reader). A kind whose
+library does not import, and every GPU row where no GPU is usable, is
 skipped and recorded with the reason. Wall clock
 (``perf_counter``), median of ``--reps`` after a warm-up; the counts of every call
 must agree. ``device="auto"`` rows record where ``auto`` ran (the ``concomp.dispatch``
@@ -78,6 +79,7 @@ from concomp.bench.host_input import (
     ENTRIES,
     ENTRY_KEY,
     ENTRY_SCIPY_KEY,
+    FILE_BYTES_KEY,
     PARQUET_READ_KEY,
     SCIPY_KEY,
     STREAM_FILE_KEY,
@@ -89,7 +91,7 @@ from concomp.bench.results import default_path, machine, source_commit, versions
 from concomp.csgraph import connected_components as csgraph_cc
 from concomp.incremental import IncrementalConnectivity
 from concomp.streaming import stream_components
-from host_kinds import KINDS, memory_probe, save_edges
+from host_kinds import KINDS, memory_probe, read_file_bytes, save_edges
 
 DEVICES = ("gpu", "auto", "cpu")
 _PAIR = "numpy pair int64"
@@ -327,6 +329,9 @@ class Run:
         columns = pq.ParquetFile(path).schema_arrow.names[:2]
         fn = lambda: pq.read_table(path, columns=columns, use_threads=True)  # noqa: E731
         self.record(row, PARQUET_READ_KEY, timed(fn, self.args.reps)[0], None, None)
+        # the floor of any reader, one decoding on the device included: the bytes alone
+        fn = lambda: read_file_bytes(path)  # noqa: E731
+        self.record(row, FILE_BYTES_KEY, timed(fn, self.args.reps)[0], None, None)
 
     def time_kind(self, row: dict[str, Any], kind: str, graph: Any, dev: str) -> None:
         n = row["n"]

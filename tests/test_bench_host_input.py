@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from concomp.bench.host_input import PARQUET_READ_KEY, SCIPY_KEY, render_markdown
+from concomp.bench.host_input import FILE_BYTES_KEY, PARQUET_READ_KEY, SCIPY_KEY, render_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "bench_host_input.py"
@@ -38,6 +38,7 @@ def _result() -> dict:
             "stream_components gpu parquet file": [30.0],
             "parquet file / gpu": [36.0],
             PARQUET_READ_KEY: [27.0, 24.0, 30.0],
+            FILE_BYTES_KEY: [1.5],
         },
         "bytes_input": {
             "numpy pair int64": 12_000_000,
@@ -79,7 +80,7 @@ def test_render_markdown_rows_ratios_bandwidth_and_memory():
     rows = [
         line
         for line in lines
-        if line.startswith(("| stream", "| numpy", "| SciPy", "| parquet", "| pyarrow"))
+        if line.startswith(("| stream", "| numpy", "| SciPy", "| parquet", "| pyarrow", "| file"))
     ]
     assert rows == [
         # stream_components reads the NumPy pair: 12 MB in 10 ms
@@ -88,6 +89,7 @@ def test_render_markdown_rows_ratios_bandwidth_and_memory():
         "| stream_components (parquet file) | gpu | 30.00 | 1.00 | 0.10 | - | - |",
         # pyarrow reading the file alone, against streaming the file on the GPU
         "| pyarrow read_table alone (parquet file) | cpu | 27.00 | 0.90 | 0.11 | - | - |",
+        "| file bytes read alone (parquet file) | cpu | 1.50 | 0.05 | 2.00 | - | - |",
         "| numpy pair int64 | gpu | 6.00 | 0.60 | 2.00 | 3.0 MiB | 0.50 |",
         # auto ran on the GPU, so its ratio is to stream_components on the GPU
         "| numpy pair int64 | auto (gpu) | 8.00 | 0.80 | 1.50 | - | - |",
@@ -247,3 +249,18 @@ def test_script_refuses_an_unknown_entry():
         cwd=ROOT,
     )
     assert done.returncode == 2 and "unknown entry 'trees'" in done.stderr
+
+
+def test_read_file_bytes_reads_every_byte_in_order(tmp_path):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from host_kinds import read_file_bytes
+
+    data = np.random.default_rng(3).integers(0, 256, 10_007, dtype=np.uint8)
+    path = tmp_path / "f.bin"
+    path.write_bytes(data.tobytes())
+    for threads in (1, 3, 16):
+        np.testing.assert_array_equal(read_file_bytes(str(path), threads), data)
+    (tmp_path / "small").write_bytes(b"abcde")  # more threads than bytes: empty shares
+    assert read_file_bytes(str(tmp_path / "small"), 16).tobytes() == b"abcde"
+    (tmp_path / "empty").write_bytes(b"")
+    assert read_file_bytes(str(tmp_path / "empty")).size == 0

@@ -38,6 +38,7 @@ __all__ = [
     "ENTRY_KEY",
     "ENTRY_SCIPY_KEY",
     "SCIPY_KEY",
+    "FILE_BYTES_KEY",
     "PARQUET_READ_KEY",
     "STREAM_FILE_KEY",
     "STREAM_KEY",
@@ -59,6 +60,9 @@ STREAM_FILE_KEY = "stream_components {device} parquet file"
 #: Key of ``pyarrow.parquet.read_table`` reading the Parquet file's two id columns on all
 #: threads and nothing else: the host's floor for any call that reads that file.
 PARQUET_READ_KEY = "pyarrow.parquet.read_table parquet file"
+#: Key of reading the Parquet file's bytes alone on all threads (no decoding): the floor
+#: of any reader of that file, a decoder on the device included.
+FILE_BYTES_KEY = "file bytes read alone parquet file"
 #: Entry points ``bench_host_input.py --entries`` times, and the call each one names.
 ENTRIES = {
     "components": "connected_components",
@@ -175,6 +179,9 @@ def _graph_table(name: str, g: dict[str, Any]) -> list[str]:
         _row(
             g, PARQUET_READ_KEY, "pyarrow read_table alone (parquet file)", _FILE_KIND, "cpu", "gpu"
         )
+    )
+    lines.append(
+        _row(g, FILE_BYTES_KEY, "file bytes read alone (parquet file)", _FILE_KIND, "cpu", "gpu")
     )
     kinds = dict.fromkeys(
         k.rsplit(" / ", 1)[0]
