@@ -261,6 +261,23 @@ def test_coo_forests_on_the_gpu_route_number_edges_by_scipys_csr(
     _same_coo_forests(coo, weights, refuse_host_structures)
 
 
+@pytest.mark.parametrize("values", ["int8 wrapping", "float, duplicates"])
+def test_coo_too_wide_to_merge_is_converted_by_scipy(values, fake_gpu, monkeypatch):
+    """A COO matrix of MERGE_MAX_NODES rows or more takes SciPy's CSR on the host (the
+    merge's 64-bit key would overflow): the same forests, still no host Graph."""
+    import concomp._host_input
+
+    monkeypatch.setattr(concomp._host_input, "MERGE_MAX_NODES", 100)
+    coo, weights = _coo_case(values, sp.coo_array)
+
+    def refuse_host_graphs() -> None:
+        monkeypatch.setattr(forest, "as_graph", _refuse)
+        monkeypatch.setattr(msf, "as_graph", _refuse)
+        monkeypatch.setattr(concomp._host_input, "merge_coo", _refuse)
+
+    _same_coo_forests(coo, weights, refuse_host_graphs)
+
+
 def test_weighted_pieces_take_the_general_path_when_weights_are_read(fake_gpu, tmp_path):
     src, dst, w, n = _random_graph(2)
     path = _parquet(tmp_path, src, dst, w)

@@ -44,6 +44,10 @@ __all__ = ["HostRoute", "device_graph", "host_route", "merged_device_graph", "ro
 
 log = logging.getLogger("concomp.dispatch")
 
+#: COO matrices with at least this many rows are not merged on the device: a row and a
+#: column then no longer share the 64-bit sort key of :func:`concomp._sparse.merge_coo`.
+MERGE_MAX_NODES = 2**31
+
 
 @dataclass(frozen=True)
 class HostRoute:
@@ -57,7 +61,7 @@ class HostRoute:
     device: str
     graph: Any
     #: ``edges`` are a SciPy COO matrix's pairs, for a call that numbers edges by the CSR
-    #: SciPy makes of it: :func:`device_graph` merges them into that CSR on the device
+    #: SciPy makes of it: :func:`merged_device_graph` merges them into that CSR on the device
     merge: bool = False
 
 
@@ -88,7 +92,7 @@ def host_route(
         The call reports input edge ids: a SciPy COO matrix's edge ids are then the
         entries of the CSR :func:`concomp.as_graph` makes of it (duplicates summed, row
         order). Its pairs are routed as they are, marked ``merge``: the GPU builds that
-        CSR on the device (:func:`device_graph`); the CPU engine reads ``graph``.
+        CSR on the device (:func:`merged_device_graph`); the CPU engine reads ``graph``.
     reads_weights : bool
         The call reads the input's weights: pieces with a weight column (pyarrow
         tables, Parquet files) then take the general path, which reads it.
@@ -142,25 +146,31 @@ def merged_device_graph(route: HostRoute, weights: Any = None, *, summed: bool =
 
     Weights: the matrix's values summed where entries repeat (``summed``, the
     default; without it the graph has none), or ``weights``, one per merged entry.
-    Floating-point values with duplicate entries are the exception: SciPy sums them
-    in an order of its own, which changes a floating-point sum, so SciPy sums them on
-    the host and that CSR crosses to the device (:func:`device_graph`).
+    Two exceptions, where SciPy converts the matrix on the host and that CSR crosses to
+    the device (:func:`device_graph`): floating-point values with duplicate entries
+    (SciPy sums them in an order of its own, which changes a floating-point sum), and
+    matrices of ``2**31`` rows or more (a row and a column no longer share the 64-bit
+    sort key).
     """
     from ._gpu._compat import cupy_or_raise, out_of_memory_guard
 
     cp = cupy_or_raise()
     edges = route.edges
-    m = edges.num_edges
+    m, n = edges.num_edges, edges.num_nodes
     values = _host_weights(host_weights(route.graph), m) if summed and weights is None else None
     what = f"staging {m} host edges to the GPU and merging them"
-    # the sort holds 64-bit keys, their order and the sorted keys: 40 bytes per entry more
-    with out_of_memory_guard(what, _fits(what, 56 * m, values)):
-        merged = _merge_on_device(cp, edges, values)
+    merged = None
+    if n is not None and n < MERGE_MAX_NODES:
+        # the sort holds 64-bit keys, their order and the sorted keys: 40 bytes per entry
+        with out_of_memory_guard(what, _fits(what, 56 * m, values)):
+            merged = _merge_on_device(cp, edges, values)
     if merged is None:
-        log.debug("a COO matrix's floating-point duplicates summed by SciPy on the host")
+        log.debug("a COO matrix's CSR built by SciPy on the host (float duplicates or n)")
         csr = tocsr(route.graph)
         csr_edges = HostEdges(None, None, csr.indptr, csr.indices, int(csr.shape[0]))
-        return device_graph(csr_edges, csr.data if weights is None else weights)
+        return device_graph(
+            csr_edges, (csr.data if summed else None) if weights is None else weights
+        )
     g, sums = merged
     w = _host_weights(weights, g.num_edges)
     with out_of_memory_guard(what, _fits(what, 0, w)):
