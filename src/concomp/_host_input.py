@@ -161,8 +161,9 @@ def merged_device_graph(route: HostRoute, weights: Any = None, *, summed: bool =
     what = f"staging {m} host edges to the GPU and merging them"
     merged = None
     if n is not None and n < MERGE_MAX_NODES:
-        # the sort holds 64-bit keys, their order and the sorted keys: 40 bytes per entry
-        with out_of_memory_guard(what, _fits(what, 56 * m, values)):
+        # the sort holds 64-bit keys, their order and the sorted keys: 40 bytes per entry;
+        # the row pointer's search 16 bytes per row
+        with out_of_memory_guard(what, _fits(what, 56 * m + 16 * (n + 1), values)):
             merged = _merge_on_device(cp, edges, values)
     if merged is None:
         log.debug("a COO matrix's CSR built by SciPy on the host (float duplicates or n)")
