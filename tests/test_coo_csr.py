@@ -283,3 +283,25 @@ def test_csgraph_same_as_on_csr(cls, seed):
         want_count, want_labels = csgraph.connected_components(A.tocsr(), connection=connection)
         assert count == want_count
         np.testing.assert_array_equal(labels, want_labels)
+
+
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=60), st.integers(0, 5))
+def test_expand_rows_on_every_thread_split(degrees, hub):
+    """The row of every CSR entry, whatever the rows' lengths: empty rows, one long row
+    (a hub) spread over several tasks, and more tasks than entries."""
+    from concomp._shared.csr import expand_rows
+
+    degrees[hub % len(degrees)] += 500
+    indptr = np.concatenate(([0], np.cumsum(degrees))).astype(np.int64)
+    want = np.repeat(np.arange(len(degrees)), degrees)
+    for dtype in (np.int32, np.int64):
+        got = expand_rows(indptr, np.dtype(dtype))
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_expand_rows_of_no_entries():
+    from concomp._shared.csr import expand_rows
+
+    for indptr in (np.zeros(1, np.int64), np.zeros(4, np.int64)):
+        assert expand_rows(indptr, np.dtype(np.int32)).shape == (0,)

@@ -6,6 +6,7 @@ import numba as nb
 import numpy as np
 
 from .._arrays import index_dtype_for
+from .threads import serialized
 
 
 @nb.njit(cache=True)
@@ -37,17 +38,28 @@ def counting_sort(keys: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return indptr, order
 
 
-@nb.njit(cache=True)
-def _expand(indptr, rows):
-    for v in range(indptr.shape[0] - 1):
-        for j in range(indptr[v], indptr[v + 1]):
+@serialized
+@nb.njit(cache=True, parallel=True)
+def _expand(indptr, rows, blocks):
+    """The entries cut into ``blocks`` equal ranges, one task each (so a hub's long row
+    is shared out too): a range finds the row of its first entry by a binary search,
+    then walks the rows along."""
+    m = rows.shape[0]
+    for b in nb.prange(blocks):
+        lo, hi = b * m // blocks, (b + 1) * m // blocks
+        if lo >= hi:
+            continue
+        v = np.searchsorted(indptr, lo, side="right") - 1
+        for j in range(lo, hi):
+            while indptr[v + 1] <= j:  # empty rows in between are passed over
+                v += 1
             rows[j] = v
 
 
 def expand_rows(indptr: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """The row of every stored entry of a CSR row pointer (the COO sources), in one
-    linear pass: ``np.searchsorted`` costs a binary search per entry, and ``np.repeat``
-    with an array of counts is no faster.
+    linear pass over equal ranges of the entries on all threads: ``np.searchsorted`` costs a binary
+    search per entry, and ``np.repeat`` with an array of counts is no faster.
 
     Examples
     --------
@@ -55,7 +67,8 @@ def expand_rows(indptr: np.ndarray, dtype: np.dtype) -> np.ndarray:
     [0, 0, 2]
     """
     rows = np.empty(int(indptr[-1]), dtype=dtype)
-    _expand(indptr, rows)
+    if rows.shape[0]:
+        _expand(indptr, rows, 8 * nb.get_num_threads())
     return rows
 
 
