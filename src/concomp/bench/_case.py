@@ -5,7 +5,8 @@ Every runner (:mod:`concomp.bench.static`, :mod:`concomp.bench.dynamic`) returns
 three ways:
 
 - ``prebuilt``: the public call on a :class:`~concomp.Graph` built beforehand (on the
-  device when ``device="gpu"``);
+  device when ``device="gpu"``), returning labels as the peers do (components and
+  strong components; result files written before this rule timed the count alone);
 - ``fresh``: the public call on a new Graph built from the same arrays (device arrays
   on the GPU, host arrays on the CPU) in every run, validation included;
 - ``internal``: the engine driver of the variant that ``auto`` picks, called directly
