@@ -13,6 +13,15 @@ __all__ = ["count_components", "number_components"]
 _LABEL_BLOCK = 1 << 16
 
 
+@nb.njit(cache=True, inline="always")
+def _roots_in_block(roots, b):
+    """How many vertices of block ``b`` are roots (``roots[v] == v``)."""
+    c = 0
+    for v in range(b * _LABEL_BLOCK, min(roots.shape[0], (b + 1) * _LABEL_BLOCK)):
+        c += roots[v] == v
+    return c
+
+
 @serialized
 @nb.njit(cache=True, parallel=True)
 def number_components(roots, labels):
@@ -22,10 +31,7 @@ def number_components(roots, labels):
     blocks = (n + _LABEL_BLOCK - 1) // _LABEL_BLOCK
     first = np.zeros(blocks + 1, np.int64)
     for b in nb.prange(blocks):
-        c = 0
-        for v in range(b * _LABEL_BLOCK, min(n, (b + 1) * _LABEL_BLOCK)):
-            c += roots[v] == v
-        first[b + 1] = c
+        first[b + 1] = _roots_in_block(roots, b)
     for b in range(blocks):
         first[b + 1] += first[b]
     for b in nb.prange(blocks):
@@ -51,8 +57,5 @@ def count_components(roots):
     blocks = (n + _LABEL_BLOCK - 1) // _LABEL_BLOCK
     counts = np.zeros(blocks, np.int64)
     for b in nb.prange(blocks):
-        c = 0
-        for v in range(b * _LABEL_BLOCK, min(n, (b + 1) * _LABEL_BLOCK)):
-            c += roots[v] == v
-        counts[b] = c
+        counts[b] = _roots_in_block(roots, b)
     return counts.sum()

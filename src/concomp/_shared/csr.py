@@ -58,8 +58,9 @@ def _expand(indptr, rows, blocks):
 
 def expand_rows(indptr: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """The row of every stored entry of a CSR row pointer (the COO sources), in one
-    linear pass over equal ranges of the entries on all threads: ``np.searchsorted`` costs a binary
-    search per entry, and ``np.repeat`` with an array of counts is no faster.
+    linear pass over equal ranges of the entries on all threads: ``np.searchsorted``
+    costs a binary search per entry, and ``np.repeat`` with an array of counts is no
+    faster.
 
     Examples
     --------
