@@ -300,3 +300,24 @@ def test_renderer_refuses_a_file_it_did_not_write(tmp_path):
 def test_readme_has_the_summary_markers():
     text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert text.index(render.README_START) < text.index(render.README_END)
+
+
+def test_igraph_runs_start_from_an_empty_property_cache():
+    """igraph answers a graph it has cached as connected without a search: every timed
+    igraph call empties that cache first, so the warm-up cannot do the timed runs' work."""
+    from concomp.bench.cpu_peers import _uncached
+
+    events: list[str] = []
+
+    class CachingGraph:  # stands in for an igraph.Graph
+        def __init__(self) -> None:
+            setattr(self, "__invalidate_cache", lambda: events.append("invalidate"))
+
+        def connected_components(self) -> str:
+            events.append("search")
+            return "clusters"
+
+    g = CachingGraph()
+    timing = measure(_uncached(g, g.connected_components), reps=5)
+    assert timing.median_ms >= 0
+    assert events == ["invalidate", "search"] * 6  # the warm-up and five timed runs
