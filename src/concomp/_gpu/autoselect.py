@@ -1,7 +1,7 @@
 """``algorithm="auto"`` on the GPU: a variant from cheap graph statistics.
 
-The rules, and why they hold (GConn section 4; ``benchmarks/bench_gpu_cc.py``
-measures every rule and variant on the benchmark suite, results in
+The rules, and why they hold (GConn section 4; ``python -m concomp.bench variants
+--device gpu`` times every variant on chosen corpus graphs, results in
 ``benchmarks/results/``):
 
 - Rem-CAS with splicing is the finish of every choice: it is the fastest finish
