@@ -81,13 +81,24 @@ def _uncached(ig: Any, call: Callable[[], Any]) -> Callable[[], Any]:
     the cache and every timed run would then skip the search, which on a large
     connected graph is most of the work. Emptying the cache costs microseconds.
     """
-    invalidate = getattr(ig, "__invalidate_cache")  # a method of igraph's C extension
+    invalidate = getattr(ig, "__invalidate_cache", None)  # a method of igraph's C extension
+    if invalidate is None:
+        raise RuntimeError(
+            f"igraph {_igraph_version()} has no Graph.__invalidate_cache, so its runs would "
+            "time its cached answers. Fix: install python-igraph 0.10 or later."
+        )
 
     def run() -> Any:
         invalidate()
         return call()
 
     return run
+
+
+def _igraph_version() -> str:
+    import igraph
+
+    return str(getattr(igraph, "__version__", "(version unknown)"))
 
 
 def _networkit(n: int, u: np.ndarray, v: np.ndarray) -> Any:
