@@ -334,3 +334,20 @@ def test_igraph_without_a_cache_reset_is_refused(monkeypatch):
 
     with pytest.raises(RuntimeError, match=r"0\.9\.0 has no Graph.__invalidate_cache"):
         cpu_peers._uncached(OldGraph(), OldGraph().connected_components)
+
+
+def test_cpu_runs_load_the_compiled_kernels_before_timing(monkeypatch):
+    """Every CPU row times the compiled kernels: the harness loads them first, so a small
+    graph is not answered by the NumPy start in one run and by the kernels in another."""
+    import importlib
+
+    from concomp.bench.harness import Settings, run_benchmark
+
+    module = importlib.import_module("concomp.warmup")  # `concomp.warmup` is the function
+    calls: list[tuple] = []
+    monkeypatch.setattr(module, "warmup", lambda device, what: calls.append((device, tuple(what))))
+    run_benchmark(
+        ["cc"], [CORPUS[QUICK_GRAPHS[1]]], Settings(device="cpu", reps=5, cpu_peers=False),
+        quick=True,
+    )  # fmt: skip
+    assert calls == [("cpu", ("components",))]

@@ -75,6 +75,8 @@ def run_benchmark(
     """
     problems = _check_problems(problems)
     say = progress or (lambda _msg: None)
+    if settings.device == "cpu":
+        _load_cpu_kernels()
     peer_sources = None
     if settings.peers_dir is not None:
         from .gpu_peers import peer_sources as sources
@@ -108,6 +110,19 @@ def run_benchmark(
                 checkpoint(doc)
     doc["complete"] = True
     return doc
+
+
+def _load_cpu_kernels() -> None:
+    """Load the CPU engine's compiled kernels before anything is timed.
+
+    A process's first calls on small graphs are answered with NumPy while the compiled
+    kernels are not loaded (``Options.numpy_start`` says when), so a small graph's rows
+    would time NumPy or the kernels depending on the graphs run before it.
+    ``benchmarks/bench_first_call.py`` times that start.
+    """
+    from ..warmup import warmup
+
+    warmup(device="cpu", what=("components",))
 
 
 def _run_graph(
