@@ -39,6 +39,7 @@ __all__ = [
     "UnionFindRun",
     "coo_unite",
     "flatten",
+    "hub_row_unite",
     "identity",
     "most_frequent_root",
     "one_thread",
@@ -58,6 +59,11 @@ FINISH, LOWER, ANY, KOUT, KOUT_LOWER, KOUT_RANDOM, HB = range(7)
 
 #: Vertex count from which :func:`identity` fills on all threads.
 PARALLEL_IDENTITY_FROM = 1 << 20
+#: Evenly spaced entries of a symmetric edge list read to find its hubs: a row of at
+#: least ``len / HUB_SAMPLES`` entries always holds one of them.
+HUB_SAMPLES = 1024
+#: Symmetric edge lists shorter than this are united without looking for hubs.
+HUBS_FROM_ENTRIES = 1 << 20
 
 
 @serialized
@@ -123,6 +129,21 @@ def coo_unite(p, aux, src, dst, lmax, hook, record, unite):
         r = unite(p, aux, u, w)
         if record and r >= 0:
             hook[r] = i
+
+
+@serialized
+@nb.njit(cache=True, parallel=True)
+def hub_row_unite(p, aux, hub, cols, hub_mask, lmax, unite):
+    """Unite ``hub`` with the other hubs among ``cols`` (its row of a symmetric edge
+    list); an edge to a non-hub is left to that vertex's own row, which lists it too.
+    ``lmax >= 0`` skips edges inside that label."""
+    for j in nb.prange(cols.shape[0]):
+        w = cols[j]
+        if hub_mask[w] == 0:
+            continue
+        if lmax >= 0 and atomic_load(p, hub) == lmax and atomic_load(p, w) == lmax:
+            continue
+        unite(p, aux, hub, w)
 
 
 @serialized
@@ -283,6 +304,55 @@ class UnionFindRun:
         src, dst = self.g.coo()
         return np.ascontiguousarray(src, self.dt), np.ascontiguousarray(dst, self.dt)
 
+    def hubs(self, src: np.ndarray) -> np.ndarray | None:
+        """The rows holding at least ``len(src) / HUB_SAMPLES`` entries of a symmetric
+        edge list laid out as its CSR's rows (ascending), or None where there are none
+        or the rule does not apply.
+
+        Such a hub's row and its neighbours' rows list the same edges. Run side by side
+        on two threads they write the same parents at the same time: a star's edge
+        list took longer on two threads than on one. Each pair is united once, from the
+        neighbour's row (:meth:`edges_around_hubs`). Evenly spaced entries find every
+        such row (it spans a whole spacing); runs that record a forest keep the plain
+        pass (their hooks are entry positions).
+        """
+        g = self.g
+        m = src.shape[0]
+        if (
+            self.record
+            or not g.symmetric
+            or g._indptr is None
+            or g._coo_to_csr is not None  # the edge list is the caller's, not the rows
+            or m < HUBS_FROM_ENTRIES
+        ):
+            return None
+        spacing = m // HUB_SAMPLES
+        rows = np.unique(src[::spacing]).astype(np.int64)
+        indptr = g._indptr
+        hubs = rows[(indptr[rows + 1] - indptr[rows]) >= spacing]
+        return hubs if hubs.shape[0] else None
+
+    def edges_around_hubs(
+        self, src: np.ndarray, dst: np.ndarray, lmax: int, hubs: np.ndarray
+    ) -> None:
+        """:meth:`edges` for a symmetric edge list with ``hubs`` (ascending rows): the
+        entries between the hubs' rows as they are, then from each hub's row only its
+        edges to other hubs."""
+        indptr = self.g._indptr
+        mask = np.zeros(self.n, np.uint8)
+        mask[hubs] = 1
+        start = 0
+        for h in hubs.tolist():
+            b, e = int(indptr[h]), int(indptr[h + 1])
+            if b > start:
+                self.edges(src[start:b], dst[start:b], lmax)
+            start = e
+        if start < src.shape[0]:
+            self.edges(src[start:], dst[start:], lmax)
+        for h in hubs.tolist():
+            cols = dst[int(indptr[h]) : int(indptr[h + 1])]
+            hub_row_unite(self.p, self.aux, self.dt.type(h), cols, mask, lmax, self.unite)
+
     def rows(self, mode: int, k: int = 0, scan: int = 0, lmax: int = -1) -> None:
         indptr, indices, eids, _ = self.csr()
         rows_unite(
@@ -321,7 +391,12 @@ class UnionFindRun:
         """Unite the edges sampling left (all of them without sampling, ``lmax = -1``)."""
         sampled = lmax >= 0
         if self.v.layout == Layout.COO:
-            self.edges(*self.coo(), lmax)
+            src, dst = self.coo()
+            hubs = self.hubs(src)
+            if hubs is None:
+                self.edges(src, dst, lmax)
+            else:
+                self.edges_around_hubs(src, dst, lmax, hubs)
             return
         symmetric = self.csr()[3]
         if not symmetric:
