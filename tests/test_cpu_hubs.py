@@ -103,3 +103,8 @@ def test_hub_rule_applies_only_to_rows_of_a_symmetric_csr(hubs_everywhere):
     pairs = Graph.from_edges(src, indices, n, symmetric=True)
     pairs.csr()
     assert hubs(pairs) is None
+    # both layouts given, the pairs not in row order: the sampled entries show it
+    shuffled = np.random.default_rng(0).permutation(src.shape[0])
+    both = Graph(n, src=src[shuffled], dst=indices[shuffled], indptr=indptr, indices=indices,
+                 symmetric=True)  # fmt: skip
+    assert hubs(both) is None

@@ -327,8 +327,12 @@ class UnionFindRun:
         ):
             return None
         spacing = m // HUB_SAMPLES
-        rows = np.unique(src[::spacing]).astype(np.int64)
+        at = np.arange(0, m, spacing)
+        sampled = src[at].astype(np.int64)
         indptr = g._indptr
+        if np.any((indptr[sampled] > at) | (indptr[sampled + 1] <= at)):
+            return None  # a sampled entry outside its row: not laid out by the rows
+        rows = np.unique(sampled)
         hubs = rows[(indptr[rows + 1] - indptr[rows]) >= spacing]
         return hubs if hubs.shape[0] else None
 
