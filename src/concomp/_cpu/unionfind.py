@@ -345,17 +345,16 @@ class UnionFindRun:
         indptr = self.g._indptr
         mask = np.zeros(self.n, np.uint8)
         mask[hubs] = 1
+        rows = [(h, int(indptr[h]), int(indptr[h + 1])) for h in hubs.tolist()]
         start = 0
-        for h in hubs.tolist():
-            b, e = int(indptr[h]), int(indptr[h + 1])
+        for _, b, e in rows:
             if b > start:
                 self.edges(src[start:b], dst[start:b], lmax)
             start = e
         if start < src.shape[0]:
             self.edges(src[start:], dst[start:], lmax)
-        for h in hubs.tolist():
-            cols = dst[int(indptr[h]) : int(indptr[h + 1])]
-            hub_row_unite(self.p, self.aux, self.dt.type(h), cols, mask, lmax, self.unite)
+        for h, b, e in rows:
+            hub_row_unite(self.p, self.aux, self.dt.type(h), dst[b:e], mask, lmax, self.unite)
 
     def rows(self, mode: int, k: int = 0, scan: int = 0, lmax: int = -1) -> None:
         indptr, indices, eids, _ = self.csr()
