@@ -44,6 +44,16 @@ def _graphs():
     s = np.concatenate([np.zeros(500, np.int64), rng.integers(1, 4000, 3000)])
     d = np.concatenate([rng.integers(1, 4000, 500), rng.integers(1, 4000, 3000)])
     out["hub_dups"] = (np.concatenate([s, s]), np.concatenate([d, d]), 4000)
+    # hubs whose rows span one, two and three of finish_heavy's pieces (4096 entries),
+    # each the only link of its leaves: a piece left out leaves leaves apart. The hubs'
+    # ids are above their leaves' so the unsampled finish unites from the hub's row.
+    leaves = rng.permutation(25000)
+    sizes, start, s, d = (9000, 4097, 4096, 4095), 0, [], []
+    for hub, size in enumerate(sizes, start=25000):
+        s.append(np.full(size, hub))
+        d.append(leaves[start : start + size])
+        start += size
+    out["hub_pieces"] = (np.concatenate(s), np.concatenate(d), 25010)
     return out
 
 

@@ -37,3 +37,13 @@ def test_compile_all_instantiations_sm90(filename, tmp_path):
     res = subprocess.run(cmd, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-4000:]
     assert "warning" not in res.stderr.lower(), res.stderr[-4000:]
+
+
+def test_heavy_piece_matches_the_kernels():
+    """The host sizes the heavy-row queue for the pieces cc.cu splits long rows into."""
+    import re
+
+    from concomp._gpu.unionfind import HEAVY_PIECE
+
+    found = re.search(r"#define HEAVY_PIECE (\d+)", source_text("cc.cu"))
+    assert found is not None and int(found.group(1)) == HEAVY_PIECE

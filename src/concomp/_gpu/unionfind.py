@@ -35,6 +35,10 @@ from .kernels import BLOCK, cc_kernels, grid_for
 from .link_order import keyed
 from .probe import prefetch_canonical
 
+#: Longest piece of a heavy row one block unites (``HEAVY_PIECE`` in cuda/cc.cu, which
+#: a test keeps equal).
+HEAVY_PIECE = 4096
+
 __all__ = ["UnionFindRun", "index_dtype_of"]
 
 
@@ -74,7 +78,6 @@ class UnionFindRun:
         self.hook_edge = cp.empty(n if record else 1, self.dt)
         self.scratch = cp.empty(4, self.dt)
         self.lmax, self.qlen, self.dummy = self.scratch[0:1], self.scratch[1:2], self.scratch[2:3]
-        self.queue = cp.empty(n if variant.layout == Layout.CSR else 1, self.dt)
         self.keyed = keyed(g, options)
         #: roots are not their trees' smallest vertices: JTB links by rank
         self.renames_roots = self.keyed or self.k.jtb
@@ -94,8 +97,19 @@ class UnionFindRun:
         # execute() must not allocate (the temporaries would be freed under it)
         if variant.sampling != Sampling.NONE or variant.layout == Layout.CSR:
             self.csr()
+        self.queue = cp.empty(self.queue_slots(), self.dt)
         if variant.layout == Layout.COO:
             self.coo()
+
+    def queue_slots(self) -> int:
+        """Slots the heavy-row queue may fill: one per row longer than ``heavy_degree``
+        (at most n, and at most entries / (heavy_degree + 1)) and one more per
+        :data:`HEAVY_PIECE` entries (cc.cu's ``queue_heavy`` splits long rows)."""
+        if self.v.layout != Layout.CSR:
+            return 1
+        entries = int(self.csr()[1].shape[0])
+        rows = min(max(self.n, 1), entries // (self.options.heavy_degree + 1))
+        return rows + entries // HEAVY_PIECE + 1
 
     def launch(self, name: str, work: int, *args, grid=None, block=BLOCK) -> None:
         if work <= 0:
