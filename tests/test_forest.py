@@ -203,3 +203,23 @@ def test_gpu_public_api_keeps_data_where_it_is() -> None:
         spanning_forest((s, d), device="gpu", algorithm="none-sv-compress-csr")
     with pytest.raises(InvalidVariantError, match="splicing"):
         spanning_forest((s, d), device="gpu", algorithm="kout-rem_cas-splice-csr")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "variant", [v for v in GPU_FOREST_VARIANTS if str(v.layout) == "csr"], ids=str
+)
+def test_gpu_forest_through_hubs_split_over_blocks(variant) -> None:
+    """Rows longer than a heavy piece (4096 entries) are united a piece per block; a
+    piece left out or taken twice shows as a missing or a cycle-closing tree edge."""
+    from concomp._gpu.forest import spanning_forest_ids
+
+    rng = np.random.default_rng(7)
+    leaves = rng.permutation(20000) + 1  # hub 0 below every leaf, hub 20001 above
+    src = np.concatenate([np.zeros(9000, np.int64), np.full(9000, 20001)])
+    dst = np.concatenate([leaves[:9000], leaves[9000:18000]])
+    src = np.concatenate([src, leaves[:100]])  # a few links across the two stars
+    dst = np.concatenate([dst, leaves[9000:9100]])
+    g = Graph.from_edges(src, dst, 20002).to("gpu")
+    ids, count = spanning_forest_ids(g, variant, Options())
+    assert_spanning_forest(g, assemble(g, ids, count))

@@ -40,10 +40,10 @@ def test_compile_all_instantiations_sm90(filename, tmp_path):
 
 
 def test_heavy_piece_matches_the_kernels():
-    """The host sizes the heavy-row queue for the pieces cc.cu splits long rows into."""
+    """The host sizes the heavy-row queues for the pieces uf.cuh splits long rows into."""
     import re
 
-    from concomp._gpu.unionfind import HEAVY_PIECE
+    from concomp._gpu.kernels import HEAVY_PIECE
 
-    found = re.search(r"#define HEAVY_PIECE (\d+)", source_text("cc.cu"))
+    found = re.search(r"#define HEAVY_PIECE (\d+)", source_text("uf.cuh"))
     assert found is not None and int(found.group(1)) == HEAVY_PIECE

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..variants import Finish
 from .family_state import BLOCK, ECL_BLOCK_DEGREE, ECL_WARP_DEGREE, Ctx, Labels
+from .kernels import heavy_queue_slots
 
 
 class _CSRPass:
@@ -21,7 +22,8 @@ class _CSRPass:
     def __init__(self, ctx: Ctx, labels: Labels, op: str) -> None:
         self.ctx, self.labels, self.op = ctx, labels, op
         self.indptr, self.indices = ctx.csr()
-        self.queue = ctx.cp.empty(ctx.n, ctx.dt)
+        slots = heavy_queue_slots(ctx.n, int(self.indices.shape[0]), ctx.options.heavy_degree)
+        self.queue = ctx.cp.empty(slots, ctx.dt)
         self.queue_len = ctx.cp.zeros(1, ctx.dt)
 
     def __call__(self, P) -> None:

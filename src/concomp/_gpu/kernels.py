@@ -64,6 +64,26 @@ def cc_names(unite: str, jtb: bool, itype: str, record: bool, aux: bool) -> dict
     }
 
 
+#: Longest piece of a heavy row one block takes (``HEAVY_PIECE`` in cuda/uf.cuh, which
+#: a test keeps equal).
+HEAVY_PIECE = 4096
+
+
+def heavy_queue_slots(n: int, entries: int, heavy_degree: int) -> int:
+    """Slots a heavy-row queue may fill (uf.cuh's ``queue_heavy``): one per row longer
+    than ``heavy_degree`` (at most ``n``, and at most ``entries / (heavy_degree + 1)``),
+    and one more per :data:`HEAVY_PIECE` entries, where long rows split.
+
+    Examples
+    --------
+    >>> heavy_queue_slots(10, 100, 64)  # one row can be heavy, in one piece
+    2
+    >>> heavy_queue_slots(2**20, 2**21, 64)  # a star: one row of 2**20 entries
+    32776
+    """
+    return min(max(n, 1), entries // (heavy_degree + 1)) + entries // HEAVY_PIECE + 1
+
+
 def grid_for(work: int, block: int = BLOCK, per_sm: int = 32) -> tuple[int]:
     """Blocks for a grid-stride launch over ``work`` items: enough to fill the
     device (``per_sm`` blocks per SM, read off the device), never more than the work needs."""

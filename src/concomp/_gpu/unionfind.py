@@ -31,13 +31,9 @@ from ..options import Options
 from ..variants import Layout, Sampling, Variant
 from . import ops
 from ._compat import cupy_or_raise, device_info
-from .kernels import BLOCK, cc_kernels, grid_for
+from .kernels import BLOCK, cc_kernels, grid_for, heavy_queue_slots
 from .link_order import keyed
 from .probe import prefetch_canonical
-
-#: Longest piece of a heavy row one block unites (``HEAVY_PIECE`` in cuda/cc.cu, which
-#: a test keeps equal).
-HEAVY_PIECE = 4096
 
 __all__ = ["UnionFindRun", "index_dtype_of"]
 
@@ -102,14 +98,11 @@ class UnionFindRun:
             self.coo()
 
     def queue_slots(self) -> int:
-        """Slots the heavy-row queue may fill: one per row longer than ``heavy_degree``
-        (at most n, and at most entries / (heavy_degree + 1)) and one more per
-        :data:`HEAVY_PIECE` entries (cc.cu's ``queue_heavy`` splits long rows)."""
+        """Slots of the heavy-row queue (none but one for an edge-list run)."""
         if self.v.layout != Layout.CSR:
             return 1
         entries = int(self.csr()[1].shape[0])
-        rows = min(max(self.n, 1), entries // (self.options.heavy_degree + 1))
-        return rows + entries // HEAVY_PIECE + 1
+        return heavy_queue_slots(self.n, entries, self.options.heavy_degree)
 
     def launch(self, name: str, work: int, *args, grid=None, block=BLOCK) -> None:
         if work <= 0:

@@ -251,23 +251,6 @@ __device__ __forceinline__ I first_edge(const I* __restrict__ indptr,
     return b + k0;
 }
 
-// Rows longer than `heavy` are queued for finish_heavy in pieces of at most
-// HEAVY_PIECE entries, one queue slot (and one block) per piece: a hub's row in one
-// block would leave that block reading the whole row while the others idle (a star
-// took as long as one block reading its hub's row). A row's first slot holds the
-// vertex, its i-th further slot holds -i, so the block taking a slot finds the
-// vertex i slots back. A queue of n + entries / HEAVY_PIECE + 1 slots always
-// suffices: only rows longer than HEAVY_PIECE take more than one slot.
-#define HEAVY_PIECE 4096
-
-template <typename I>
-__device__ __forceinline__ void queue_heavy(I* queue, I* queue_len, I v, I len) {
-    I pieces = (I)(((long long)len + HEAVY_PIECE - 1) / HEAVY_PIECE);
-    I slot = atomic_add(queue_len, pieces);
-    queue[slot] = v;
-    for (I i = 1; i < pieces; ++i) queue[slot + i] = -i;
-}
-
 // Vertex-parallel CSR finish without sampling: each undirected edge is united
 // once, from its larger end (w < v). Low-degree vertices are done by their own
 // thread; vertices of degree > heavy are queued for finish_heavy below.
@@ -354,15 +337,9 @@ __global__ void finish_heavy(UF_PARAMS, const I* __restrict__ indptr, const I* _
     UFState<I> s = {p_, aux_, packed_, sampled, 0, keyed_};
     I len = queue_len[0];
     for (I q = blockIdx.x; q < len; q += gridDim.x) {
-        I v = queue[q], piece = 0;
-        if (v < 0) {
-            piece = -v;
-            v = queue[q - piece];
-        }
-        I b = first_edge(indptr, indices, v, k0, hb, s.keyed), row_end = indptr[v + 1];
-        long long start = (long long)b + (long long)piece * HEAVY_PIECE;
-        I e = (I)min((long long)row_end, start + HEAVY_PIECE);
-        for (I j = (I)start + threadIdx.x; j < e; j += blockDim.x) {
+        I piece, v = heavy_vertex(queue, q, piece), b, e;
+        heavy_range(first_edge(indptr, indices, v, k0, hb, s.keyed), indptr[v + 1], piece, b, e);
+        for (I j = b + threadIdx.x; j < e; j += blockDim.x) {
             I w = ld_stream(indices + j);
             if (!sampled && w > v) continue;
             I linked = U::unite(s, v, w);

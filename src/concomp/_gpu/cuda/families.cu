@@ -240,7 +240,7 @@ struct AfforestLink {
 // Vertex-parallel CSR pass of a per-edge rule. Vertices labelled lmax are skipped
 // (with sampling); without sampling each undirected edge is taken once (w < v).
 // The first k0 edges of a vertex were covered by sampling. Vertices with more than
-// `heavy` remaining edges are queued for the block-per-vertex kernel below.
+// `heavy` remaining edges are queued for the block-per-piece kernel below (uf.cuh).
 template <typename I, class Op>
 __global__ void csr_light(I* P, const I* __restrict__ indptr, const I* __restrict__ indices, I n,
                           int k0, const I* lmax, int use_lmax, I heavy, I* queue, I* queue_len,
@@ -250,7 +250,7 @@ __global__ void csr_light(I* P, const I* __restrict__ indptr, const I* __restric
         if (use_lmax && ld(P + v) == skip) continue;
         I b = indptr[v] + k0, e = indptr[v + 1];
         if (e - b > heavy) {
-            queue[atomic_add(queue_len, (I)1)] = (I)v;
+            queue_heavy(queue, queue_len, (I)v, e - b);
             continue;
         }
         for (I j = b; j < e; ++j) {
@@ -266,8 +266,8 @@ __global__ void csr_heavy(I* P, const I* __restrict__ indptr, const I* __restric
                           int k0, int use_lmax, const I* queue, const I* queue_len, int* changed) {
     I len = queue_len[0];
     for (I q = blockIdx.x; q < len; q += gridDim.x) {
-        I v = queue[q];
-        I b = indptr[v] + k0, e = indptr[v + 1];
+        I piece, v = heavy_vertex(queue, q, piece), b, e;
+        heavy_range(indptr[v] + k0, indptr[v + 1], piece, b, e);
         for (I j = b + threadIdx.x; j < e; j += blockDim.x) {
             I w = indices[j];
             if (!use_lmax && w > v) continue;

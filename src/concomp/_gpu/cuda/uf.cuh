@@ -46,6 +46,41 @@ __device__ __forceinline__ long long atomic_add(long long* a, long long v) {
 __device__ __forceinline__ int atomic_min(int* a, int v) { return atomicMin(a, v); }
 __device__ __forceinline__ long long atomic_min(long long* a, long long v) { return atomicMin(a, v); }
 
+// ------------------------------------------------------------------ heavy rows
+// Vertex-parallel CSR passes queue rows longer than `heavy` for a block-per-slot
+// kernel, in pieces of at most HEAVY_PIECE entries, one queue slot (and one block)
+// per piece: a hub's row in one block would leave that block reading the whole row
+// while the others idle (a star took as long as one block reading its hub's row).
+// A row's first slot holds the vertex, its i-th further slot holds -i, so the block
+// taking a slot finds the vertex i slots back. A queue of at most
+// min(n, entries / (heavy + 1)) + entries / HEAVY_PIECE + 1 slots always suffices
+// (kernels.heavy_queue_slots): only rows longer than HEAVY_PIECE take more than one.
+#define HEAVY_PIECE 4096
+
+template <typename I>
+__device__ __forceinline__ void queue_heavy(I* queue, I* queue_len, I v, I len) {
+    I pieces = (I)(((long long)len + HEAVY_PIECE - 1) / HEAVY_PIECE);
+    I slot = atomic_add(queue_len, pieces);
+    queue[slot] = v;
+    for (I i = 1; i < pieces; ++i) queue[slot + i] = -i;
+}
+
+// The vertex of queue slot q and which piece of its row the slot is.
+template <typename I>
+__device__ __forceinline__ I heavy_vertex(const I* queue, I q, I& piece) {
+    I v = queue[q];
+    piece = v < 0 ? -v : 0;
+    return v < 0 ? queue[q + v] : v;
+}
+
+// The entries [b, e) of a piece of the row whose remaining entries are [first, end).
+template <typename I>
+__device__ __forceinline__ void heavy_range(I first, I end, I piece, I& b, I& e) {
+    long long start = (long long)first + (long long)piece * HEAVY_PIECE;
+    b = (I)start;
+    e = (I)min((long long)end, start + HEAVY_PIECE);
+}
+
 // Relaxed loads at GPU scope: another thread may have linked or compressed since
 // our last read, so the value must come from L2 (the point of coherence) and the
 // compiler must not reuse an earlier read. Weaker, and cheaper, than volatile
