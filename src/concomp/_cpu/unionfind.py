@@ -254,6 +254,19 @@ def threads_for(graph: Graph, options: Options) -> contextlib.AbstractContextMan
     return contextlib.nullcontext()
 
 
+def wide_indptr(graph: Graph, indptr: np.ndarray, symmetric: bool) -> np.ndarray:
+    """``indptr`` as int64, the kernels' one row-pointer type. The copy of a 32-bit row
+    pointer is kept on ``graph``: made on every call, it was a serial pass over 8 bytes
+    per vertex in each call of a graph that is run many times."""
+    if indptr.dtype == np.int64 and indptr.flags.c_contiguous:
+        return indptr
+    key = ("cpu_indptr64", symmetric)
+    cached = graph._device_cache.get(key)
+    if cached is None or cached.shape != indptr.shape:
+        cached = graph._device_cache[key] = np.ascontiguousarray(indptr, dtype=np.int64)
+    return cached
+
+
 class UnionFindRun:
     """One run of a union-find variant: parents, the rule's auxiliary array, forest hooks.
 
@@ -293,7 +306,7 @@ class UnionFindRun:
                 symmetric = False
             e = np.zeros(1, np.int64) if eids is None or not self.record else eids
             self._csr = (
-                np.ascontiguousarray(indptr, dtype=np.int64),
+                wide_indptr(g, indptr, symmetric),
                 np.ascontiguousarray(indices, dtype=self.dt),
                 np.ascontiguousarray(e, dtype=np.int64),
                 symmetric,
