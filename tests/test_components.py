@@ -360,15 +360,20 @@ def test_kout_lower_misses_late_rows_and_the_finish_unites_them(device, algorith
 @pytest.mark.parametrize("n", [0, 1, 5, 70_000, 200_003])
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("representative", ["smallest", "any"])
-def test_parallel_canonical_labels_equal_the_numpy_passes(monkeypatch, n, dtype, representative):
+@pytest.mark.parametrize("components", ["many", "three"])
+def test_parallel_canonical_labels_equal_the_numpy_passes(
+    monkeypatch, n, dtype, representative, components
+):
     """The parallel kernel (blocks of 2**16 vertices: several blocks here) numbers the
     roots exactly as the NumPy passes do, for roots that are the smallest vertex of
-    their component (SciPy's numbering) and for any representative."""
+    their component (SciPy's numbering) and for any representative; with three
+    components most blocks hold no root (the numbering pass skips them)."""
     from concomp._cpu import components as cpu
 
     rng = np.random.default_rng(n)
-    comp = rng.integers(0, max(1, n // 3), n)
-    rep = np.full(max(1, n // 3), -1, np.int64)
+    k = max(1, n // 3) if components == "many" else min(3, max(1, n))
+    comp = rng.integers(0, k, n)
+    rep = np.full(k, -1, np.int64)
     order = np.arange(n) if representative == "smallest" else rng.permutation(n)
     rep[comp[order[::-1]]] = order[::-1]  # the first vertex of `order` in each component
     roots = rep[comp].astype(dtype)

@@ -36,6 +36,8 @@ def number_components(roots, labels):
         first[b + 1] += first[b]
     for b in nb.prange(blocks):
         c = first[b]
+        if first[b + 1] == c:  # no root here (most blocks when components are few)
+            continue
         for v in range(b * _LABEL_BLOCK, min(n, (b + 1) * _LABEL_BLOCK)):
             if roots[v] == v:
                 labels[v] = c
