@@ -262,7 +262,7 @@ def wide_indptr(graph: Graph, indptr: np.ndarray, symmetric: bool) -> np.ndarray
         return indptr
     key = ("cpu_indptr64", symmetric)
     cached = graph._device_cache.get(key)
-    if cached is None or cached.shape != indptr.shape:
+    if cached is None:
         cached = graph._device_cache[key] = np.ascontiguousarray(indptr, dtype=np.int64)
     return cached
 
