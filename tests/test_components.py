@@ -388,6 +388,86 @@ def test_parallel_canonical_labels_equal_the_numpy_passes(
         assert got[1][0] == 0 and np.all(np.diff(np.maximum.accumulate(got[1])) <= 1)
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("roots_share", [0.0001, 0.3])
+def test_numbering_walks_an_unflattened_forest(dtype, roots_share):
+    """The parallel numbering takes a union-find forest as its unions left it (every
+    root the smallest vertex of its tree, chains of any depth): labels equal those of
+    the flattened roots, and the forest ends flattened."""
+    from concomp._cpu import components as cpu
+    from concomp._cpu.numbering import number_components
+
+    n = 3 * (1 << 16) + 17  # several blocks of the numbering, one of them partial
+    rng = np.random.default_rng(n)
+    parents = np.arange(n, dtype=dtype)
+    child = np.flatnonzero(rng.random(n) >= roots_share)
+    child = child[child > 0]
+    # half the vertices hang under the vertex just before them: long chains to walk
+    near = rng.random(child.shape[0]) < 0.5
+    parents[child] = np.where(near, child - 1, rng.integers(0, child)).astype(dtype)
+    roots = parents.copy()
+    while True:  # flatten with NumPy: the expected roots
+        up = roots[roots]
+        if np.array_equal(up, roots):
+            break
+        roots = up
+    want = cpu.canonical_labels(roots.copy())
+    labels = np.empty(n, np.int32)
+    count = number_components(parents, labels)
+    assert count == want[0] == np.unique(roots).shape[0]
+    np.testing.assert_array_equal(labels, want[1])
+    np.testing.assert_array_equal(parents, roots)
+
+
+def test_canonical_labels_of_read_only_roots():
+    """Root labels a caller cannot write to are numbered too (the NumPy passes)."""
+    from concomp._cpu import components as cpu
+
+    roots = np.repeat(np.arange(0, 1 << 21, 4, dtype=np.int32), 4)
+    roots.flags.writeable = False
+    count, labels = cpu.canonical_labels(roots)
+    assert count == 1 << 19
+    np.testing.assert_array_equal(labels, np.arange(1 << 21) // 4)
+
+
+UNION_FIND_CPU = [v for v in CPU_VARIANTS if v.family == "unionfind"]
+
+
+@pytest.mark.parametrize("variant", UNION_FIND_CPU, ids=str)
+def test_cpu_labels_numbered_from_the_unions_forest(monkeypatch, variant):
+    """Labels of a union-find run come from its forest as the unions left it (no
+    separate flattening pass) wherever its roots are their trees' minima; equal to
+    SciPy's on one thread and all, int32 and int64 state; JTB (roots renamed to
+    minima afterwards) and Stages number from the roots."""
+    from concomp._cpu import components as cpu
+    from concomp._cpu.unionfind import UnionFindRun
+    from concomp._rules import union_rule
+    from concomp.variants import Sampling
+
+    monkeypatch.setattr(cpu, "PARALLEL_LABELS_FROM", 0)
+    answered = []  # per call: whether the run handed over its forest unflattened
+    real = UnionFindRun.execute
+
+    def spy(self, roots=True):
+        answered.append(not roots)
+        return real(self, roots)
+
+    monkeypatch.setattr(UnionFindRun, "execute", spy)
+    forest_numbered = not (
+        union_rule(variant.finish).reroots or variant.sampling == Sampling.STAGES
+    )
+    for dtype in ("int32", "int64"):
+        for name in SMALL_ZOO:
+            src, dst, n = ZOO[name]
+            opts = Options(index_dtype=dtype, parallel_min_edges=0)
+            got = concomp.connected_components(
+                (src, dst), num_nodes=n, device="cpu", algorithm=variant, options=opts
+            )
+            assert_components_equal(got, src, dst, n)
+            if variant.sampling != Sampling.STAGES:  # (Stages runs no UnionFindRun)
+                assert answered.pop() is forest_numbered, name
+
+
 def test_cpu_auto_reads_the_degree_of_the_undirected_graph():
     """A graph flagged symmetric stores each edge twice: its degree is entries / n. A
     2-D grid (degree 4) runs unsampled Rem on the edge list whether flagged or not;

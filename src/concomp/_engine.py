@@ -32,6 +32,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
     "components": (
         "component_roots",
         "component_count",
+        "component_labels",
         "auto_roots",
         "auto_variant",
         "canonical_labels",
@@ -69,6 +70,12 @@ def component_roots(graph: Graph, variant: Variant, options: Options) -> Any:
 def component_count(graph: Graph, variant: Variant, options: Options) -> int | None:
     """The number of components of ``graph`` under ``variant`` where the engine counts
     them more cheaply than from :func:`component_roots`' roots, else None."""
+    raise NotImplementedError
+
+
+def component_labels(graph: Graph, variant: Variant, options: Options) -> tuple[int, Any] | None:
+    """``(count, labels)`` numbered like :func:`canonical_labels` where the engine
+    computes them more cheaply than from :func:`component_roots`' roots, else None."""
     raise NotImplementedError
 
 

@@ -63,11 +63,13 @@ def _roots(
     max_device_bytes: int | None,
     options: Options | None,
     renumber: str | bool,
-    count_only: bool = False,
+    want: str = "roots",
 ) -> tuple[Any, Any]:
-    """Root labels and the vertex ids they index (None: the ids are the positions);
-    with ``count_only`` the first item may be the number of components instead, where
-    the engine counts without roots (``component_count``)."""
+    """Root labels and the vertex ids they index (None: the ids are the positions).
+    With ``want="count"`` the first item may be the number of components instead,
+    where the engine counts without roots (``component_count``); with
+    ``want="labels"``, a ``(count, labels)`` tuple numbered like SciPy, where the
+    engine numbers them without roots (``component_labels``)."""
     opts = resolve_options(options)
     variant = resolve_variant(algorithm)
     route = host_route(
@@ -113,10 +115,10 @@ def _roots(
             f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
             f"concomp.all_variants(device={dev!r}) or device='gpu'."
         )
-    if count_only:
-        count = driver(dev, "components", "component_count")(g, variant, opts)
-        if count is not None:
-            return count, g.node_ids
+    if want != "roots":
+        answer = driver(dev, "components", f"component_{want}")(g, variant, opts)
+        if answer is not None:
+            return answer, g.node_ids
     return driver(dev, "components", "component_roots")(g, variant, opts), g.node_ids
 
 
@@ -299,14 +301,17 @@ def connected_components(
     _check_output_device(output_device)  # before the run, not after it
     roots, node_ids = _roots(
         graph, num_nodes, device, algorithm, max_device_bytes, options, renumber,
-        count_only=not return_labels,
+        want="count" if not return_labels else "labels" if canonical else "roots",
     )  # fmt: skip
     if isinstance(roots, int):  # the engine counted without roots
         return roots
+    want = output_device or _data_device(graph)
+    if isinstance(roots, tuple):  # the engine numbered them without roots
+        count, labels = roots
+        return ComponentLabels(count, _place(labels, want), _place_ids(node_ids, want), True)
     dev = _device_of(roots)
     if not return_labels:  # the count alone: no labels to number
         return driver(dev, "components", "count_roots")(roots)
-    want = output_device or _data_device(graph)
     if canonical and dev == "gpu" and want == "cpu":
         # labels for the host: relabel on the device, come back through pinned buffers
         count, labels = driver(dev, "streaming", "stream_labels")(roots, max_device_bytes, True)

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from .._rules import union_rule
 from .._shared.locality import LOCAL_SHARE, host_local_share
 from ..graph import Graph
 from ..options import Options
@@ -28,6 +29,7 @@ __all__ = [
     "auto_variant",
     "canonical_labels",
     "component_count",
+    "component_labels",
     "component_roots",
     "count_roots",
     "sampling_coverage",
@@ -67,6 +69,33 @@ def component_count(graph: Graph, variant: Variant, options: Options) -> int | N
     from .unionfind import UnionFindRun
 
     return count_roots(UnionFindRun(graph, variant, options).execute(roots=False))
+
+
+def component_labels(
+    graph: Graph, variant: Variant, options: Options
+) -> tuple[int, np.ndarray] | None:
+    """``(count, labels)`` numbered like SciPy straight from a union-find run's forest,
+    or None where they come from :func:`component_roots`' roots.
+
+    Where the rule leaves every root the smallest vertex of its tree (all rules but
+    JTB's random-order links), the numbering pass walks each vertex to its root
+    itself (:func:`~concomp._cpu.numbering.number_components`): the pass that points
+    every vertex at its root before the numbering is not needed. Small graphs
+    (below :data:`PARALLEL_LABELS_FROM` vertices) take the roots' NumPy numbering.
+    """
+    if (
+        variant.family != "unionfind"
+        or variant.sampling == Sampling.STAGES
+        or graph.num_nodes < PARALLEL_LABELS_FROM
+        or union_rule(variant.finish).reroots
+    ):
+        return None
+    from .numbering import number_components
+    from .unionfind import UnionFindRun
+
+    parents = UnionFindRun(graph, variant, options).execute(roots=False)
+    labels = np.empty(parents.shape[0], _labels_dtype(parents.shape[0]))
+    return int(number_components(parents, labels)), labels
 
 
 def auto_roots(graph: Graph, options: Options) -> np.ndarray | None:
@@ -140,8 +169,10 @@ def canonical_labels(roots: np.ndarray) -> tuple[int, np.ndarray]:
     (3, array([0, 0, 1, 1, 2], dtype=int32))
     """
     n = roots.shape[0]
-    dt = np.int32 if n <= _INT32_MAX else np.int64
-    if n >= PARALLEL_LABELS_FROM:
+    dt = _labels_dtype(n)
+    if n >= PARALLEL_LABELS_FROM and roots.flags.writeable:
+        # (the kernel's flattening writes nothing into root labels, but numba compiles
+        # no kernel with writes for a read-only array)
         from .numbering import number_components
 
         labels = np.empty(n, dt)
@@ -151,6 +182,10 @@ def canonical_labels(roots: np.ndarray) -> tuple[int, np.ndarray]:
     comp_of_root = np.cumsum(is_root, dtype=np.int64) - 1
     count = int(comp_of_root[-1]) + 1 if n else 0
     return count, comp_of_root[roots].astype(dt)
+
+
+def _labels_dtype(n: int) -> np.dtype:
+    return np.dtype(np.int32 if n <= _INT32_MAX else np.int64)
 
 
 def count_roots(roots: np.ndarray) -> int:

@@ -24,14 +24,21 @@ def _roots_in_block(roots, b):
 
 @serialized
 @nb.njit(cache=True, parallel=True)
-def number_components(roots, labels):
-    """Write each vertex's component number (roots numbered in increasing order) into
-    ``labels``; return the number of components."""
-    n = roots.shape[0]
+def number_components(parents, labels):
+    """Write each vertex's component number into ``labels`` (roots numbered in
+    increasing order); return the number of components.
+
+    ``parents`` is a forest (``parents[r] == r`` for a root ``r``) whose every root is
+    the smallest vertex of its tree: root labels, or a union-find forest as its unions
+    left it. Each vertex walks to its root in the pass that copies the root's number
+    and is pointed at it on the way, so an unflattened forest needs no flattening
+    pass of its own (root labels are read, never written).
+    """
+    n = parents.shape[0]
     blocks = (n + _LABEL_BLOCK - 1) // _LABEL_BLOCK
     first = np.zeros(blocks + 1, np.int64)
     for b in nb.prange(blocks):
-        first[b + 1] = _roots_in_block(roots, b)
+        first[b + 1] = _roots_in_block(parents, b)
     for b in range(blocks):
         first[b + 1] += first[b]
     for b in nb.prange(blocks):
@@ -39,14 +46,20 @@ def number_components(roots, labels):
         if first[b + 1] == c:  # no root here (most blocks when components are few)
             continue
         for v in range(b * _LABEL_BLOCK, min(n, (b + 1) * _LABEL_BLOCK)):
-            if roots[v] == v:
+            if parents[v] == v:
                 labels[v] = c
                 c += 1
-    # a root's number is final after the pass above; this pass writes only non-roots
+    # roots' numbers are final now. Writes to parents only move a pointer to an
+    # ancestor, so walks that meet them stay correct
     for v in nb.prange(n):
-        r = roots[v]
-        if r != v:
-            labels[v] = labels[r]
+        r = parents[v]
+        up = parents[r]
+        if up != r:
+            while up != r:
+                r = up
+                up = parents[r]
+            parents[v] = r
+        labels[v] = labels[r]  # a root copies its own number
     return first[blocks]
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "auto_variant",
     "canonical_labels",
     "component_count",
+    "component_labels",
     "component_roots",
     "count_roots",
     "run_variant",
@@ -154,6 +155,11 @@ def _marker(profile: list | None):
 
 def component_count(graph: Graph, variant: Variant, options: Options) -> int | None:
     """None: on the GPU the count comes from the roots (its runs compress them anyway)."""
+    return None
+
+
+def component_labels(graph: Graph, variant: Variant, options: Options) -> None:
+    """None: on the GPU the labels come from the roots (its runs compress them anyway)."""
     return None
 
 
