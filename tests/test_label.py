@@ -69,11 +69,11 @@ def test_one_dimensional_and_large_slab_counts(device):
     _check(random_mask((257, 3), 0.7, seed=2), device, 2)
 
 
-@pytest.mark.parametrize("width", [7, 8, 9, 16, 61, 64, 203])
+@pytest.mark.parametrize("width", [7, 8, 9, 16, 61, 63, 64, 65, 127, 128, 129, 203])
 def test_masks_of_long_runs_and_noisy_rows(width):
-    # the CPU scan of bool masks passes eight pixels at a time on rows of few runs: runs
-    # that start and end on and off those steps, rows narrower than a step, widths that
-    # leave a tail, and rows alternating between few runs and many
+    # the CPU scan of bool masks takes 64 pixels per word: runs that start and end on
+    # and off word boundaries or span several words, rows narrower than a word, widths
+    # that leave a partial last word, and rows alternating between few runs and many
     rng = np.random.default_rng(width)
     rows = []
     for k in range(60):
@@ -90,6 +90,52 @@ def test_masks_of_long_runs_and_noisy_rows(width):
         _check(image, "cpu", connectivity)
         _check(~image, "cpu", connectivity)
     _check(image.reshape(6, 10, width), "cpu", 3)
+
+
+@pytest.mark.parametrize("width", [1, 5, 63, 64, 65, 128, 130, 4100])
+def test_bit_scan_finds_the_runs_and_counts_of_the_byte_scan(width):
+    """The 64-pixel scan of a 0/1 row gives the general scan's runs, and its words give
+    the general scan's per-pixel counts of runs started at or before each pixel."""
+    from concomp._cpu.label_runs import find_bit_runs, find_runs
+
+    rng = np.random.default_rng(width)
+    for p in (0.0, 0.05, 0.5, 0.95, 1.0):
+        row = (rng.random(width) < p).astype(np.uint8)
+        if width > 64 and p == 0.5:
+            row[60:70] = 1  # a run across a word boundary
+        rs, re = np.zeros(width + 2, np.int32), np.zeros(width + 2, np.int32)
+        cnt = np.zeros(width, np.int32)
+        n = find_runs(row, 0, width, np.uint8(0), False, True, rs, re, 0, cnt, 0)
+        words = (width + 63) // 64
+        bs, be = np.zeros(width + 2, np.int32), np.zeros(width + 2, np.int32)
+        sw, sb = np.zeros(words, np.uint64), np.zeros(words, np.int64)
+        m = find_bit_runs(row, 0, width, bs, be, 0, sw, sb, 0)
+        assert m == n
+        np.testing.assert_array_equal(bs[:n], rs[:n])
+        np.testing.assert_array_equal(be[:n], re[:n])
+        np.testing.assert_array_equal(_counts_off_words(sw, sb, width), cnt)
+
+
+def _counts_off_words(sw, sb, width):
+    """``runs_upto`` at every pixel of a row (compiled once)."""
+    global _COUNTS
+    if _COUNTS is None:
+        import numba
+
+        from concomp._cpu.label_runs import runs_upto
+
+        @numba.njit
+        def counts(sw, sb, width):
+            out = np.empty(width, np.int64)
+            for x in range(width):
+                out[x] = runs_upto(sw, sb, 0, x)
+            return out
+
+        _COUNTS = counts
+    return _COUNTS(sw, sb, width)
+
+
+_COUNTS = None
 
 
 @pytest.mark.parametrize("shape", [(1, 200), (200, 1), (37, 90), (131, 17), (19, 5, 33)])

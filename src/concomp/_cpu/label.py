@@ -9,8 +9,8 @@ neighbourhood, a contiguous range of each such row's runs read off that row's
 per-pixel run counts. The scan of a row is written without jumps on the pixel
 values, which matters most on noisy masks, where a jump per pixel would
 mispredict about half the time (the scans are in :mod:`.label_runs`). Bool masks
-(background False) are scanned as 0/1 bytes, eight pixels per test on rows of few
-runs. A run takes the first run it
+(background False) are scanned 64 pixels at a time as words of bits, at a cost per
+run rather than per pixel. A run takes the first run it
 touches without a jump and unites with the others through a root it keeps.
 
 The image is cut into slabs of whole slices of axis 0, scanned in parallel
@@ -34,7 +34,7 @@ import numpy as np
 from .._shared.grid import label_dtype, output_dtype_fits
 from .._shared.threads import serialized
 from ..options import Options
-from .label_runs import find_binary_runs, find_runs
+from .label_runs import find_bit_runs, find_runs, runs_upto
 
 __all__ = ["label_image", "region_stats"]
 
@@ -130,11 +130,23 @@ def _link_row(img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, ke, parent, multila
             t += 1
 
 
+@nb.njit(cache=True, inline="always")
+def _runs_upto(cnt, qc, sw, sb, qw, x):
+    """How many runs of an earlier row start at or before pixel ``x``: off its bit words
+    where the row was scanned 64 pixels at a time (``sw`` not empty), else off its
+    per-pixel counts."""
+    if sw.shape[0]:
+        return runs_upto(sw, sb, qw, x)
+    return np.int64(cnt[qc + x])
+
+
 @nb.njit(cache=True)
-def _link_counted(img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, cnt, qc, width, parent, ml):
-    """:func:`_link_row` with the earlier row's run counts ``cnt[qc + x]`` at hand: the runs
-    a run touches are one contiguous range of that row's runs, read off the counts at
-    the two ends of its reach, with no search."""
+def _link_counted(
+    img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, cnt, qc, sw, sb, qw, width, parent, ml
+):
+    """:func:`_link_row` with the earlier row's run counts at hand (:func:`_runs_upto`):
+    the runs a run touches are one contiguous range of that row's runs, read off the
+    counts at the two ends of its reach, with no search."""
     for i in range(lo, hi):
         a = np.int64(rs[i]) + dlo
         b = np.int64(re[i]) - 1 + dhi
@@ -142,10 +154,10 @@ def _link_counted(img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, cnt, qc, width,
             continue
         a = max(a, 0)
         b = min(b, width - 1)
-        upto_a = np.int64(cnt[qc + a])
+        upto_a = _runs_upto(cnt, qc, sw, sb, qw, a)
         # the last run starting at or before a touches the reach if it ends after a
         t0 = ks + upto_a - ((upto_a > 0) & (re[max(ks + upto_a - 1, ks)] > a))
-        t1 = ks + np.int64(cnt[qc + b])
+        t1 = ks + _runs_upto(cnt, qc, sw, sb, qw, b)
         if not ml:
             _join_range(parent, rl, i, t0, t1)
             continue
@@ -160,26 +172,26 @@ def _scan_slab(
 ):
     """Runs and provisional labels of slab ``s`` (rows ``rows[s] .. rows[s+1]``); returns
     how many labels it used from ``base``. ``bits``: empty, or ``img`` as 0/1 bytes where
-    it is a mask with background 0 and ``along`` is set (:func:`.find_binary_runs`
+    it is a mask with background 0 and ``along`` is set (:func:`.find_bit_runs`
     applies; a separate argument, so that images of other dtypes still compile)."""
     width = shape[shape.shape[0] - 1]
     per_slice = rows[-1] // shape[0]
     # run counts of the last `ring` rows: every earlier row of the neighbourhood is
-    # fewer than per_slice * ndim rows back
+    # fewer than per_slice * ndim rows back; per pixel, or per 64-pixel word of bits
     ring = per_slice * shape.shape[0] + 1
-    cnt = np.empty(ring * width, dtype=rs.dtype)
+    words = (width + 63) // 64
+    bitwise = bits.shape[0] > 0
+    cnt = np.empty(0 if bitwise else ring * width, dtype=rs.dtype)
+    sw = np.empty(ring * words if bitwise else 0, dtype=np.uint64)
+    sb = np.empty(ring * words if bitwise else 0, dtype=np.int64)
     nxt = base
     hi = rows[s] * width  # the slab's runs are stored one after another from here
-    lo = hi
     for r in range(rows[s], rows[s + 1]):
         cb = (r % ring) * width
-        if bits.shape[0]:
-            # a row tends to look like the one before it: few runs there, few here
-            words = 16 * (hi - lo) < width
-            lo = hi
-            hi = find_binary_runs(bits, r * width, width, words, rs, re, lo, cnt, cb)
+        lo = hi
+        if bitwise:
+            hi = find_bit_runs(bits, r * width, width, rs, re, lo, sw, sb, (r % ring) * words)
         else:
-            lo = hi
             hi = find_runs(img, r * width, width, bg, ml, along, rs, re, lo, cnt, cb)
         first[r] = lo
         last[r] = hi
@@ -193,7 +205,8 @@ def _scan_slab(
                 continue
             _link_counted(
                 img, r * width, q * width, lo, hi, groups[g, -2], groups[g, -1],
-                rs, re, rl, first[q], cnt, (q % ring) * width, width, parent, ml,
+                rs, re, rl, first[q], cnt, (q % ring) * width, sw, sb, (q % ring) * words,
+                width, parent, ml,
             )  # fmt: skip
         for i in range(lo, hi):
             # a run that touched nothing takes the next label, without a jump: parent[nxt]
