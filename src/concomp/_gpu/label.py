@@ -2,10 +2,12 @@
 
 An implicit-grid labeller: no edge list. Block-based union-find in four launches and
 one small scan: ``label_local`` (each thread block unites the pixels of one tile of the
-volume in shared memory), ``label_border`` (neighbours in other tiles unite through
-global memory), ``label_flatten`` (parents to roots; one bit per pixel marks the roots,
-with a count per 32 pixels), an inclusive scan of the counts, and ``label_number`` (each
-root's label is the number of roots before it, read off the scan and its bit word).
+volume in shared memory; in an image a warp is a row of the tile, and a row's runs come
+from one ballot), ``label_border_global`` or ``label_border_staged`` (neighbours in
+other tiles unite through global memory), ``label_flatten`` (parents to roots; one bit
+per pixel marks the roots, with a count per 32 pixels), an inclusive scan of the counts,
+and ``label_number`` (each root's label is the number of roots before it, read off the
+scan and its bit word).
 Roots are the smallest index of their component, so the labels follow raster order of
 first appearance, as on the CPU.
 """
@@ -44,8 +46,12 @@ _VALUES = sorted(set(CTYPES.values()))
 _INDEX = ("int", "long long")
 
 
-#: Threads per tile (one block each); ``cuda/label.cu`` holds this many in shared memory.
+#: Threads per block; a block labels a tile of :func:`tile_rows` pixels per thread.
 MAX_TILE = 256
+#: Pixels per thread of an image's tile (rows of it, along y); a volume's tiles take one.
+ROWS_2D = 2
+#: Threads per block of the border pass (one per pixel of a row).
+BORDER_BLOCK = 256
 #: Most earlier offsets a neighbourhood has on the GPU (a ``3 x 3 x 3`` structure: 13).
 MAX_OFFSETS = 13
 
@@ -55,7 +61,7 @@ def _names() -> list[str]:
     names += [f"label_stats<{t}>" for t in _INTEGERS]
     for i in _INDEX:
         for t in _VALUES:
-            for kernel in ("label_local", "label_border"):
+            for kernel in ("label_local", "label_border_global", "label_border_staged"):
                 names += [f"{kernel}<{t}, {i}, {m}>" for m in ("false", "true")]
             names.append(f"label_number<{i}, {t}>")
     return sorted(names)
@@ -88,6 +94,15 @@ def tile_shape(d: int, h: int, w: int) -> tuple[int, int, int]:
     budget //= ty
     tz = min(_pow2_at_least(d), budget, 64)  # a block's z side is at most 64 threads
     return tz, ty, tx
+
+
+def tile_rows(d: int, h: int, ty: int) -> int:
+    """Pixels per thread of a tile: in an image, rows ``ty`` apart, as many as its
+    height fills up to :data:`ROWS_2D` (a block's fixed costs, the staging's latency
+    and the barriers, are shared by more pixels, and the tiles' faces, which the border
+    pass reads, are a smaller share of them; taller tiles made the unions inside a tile
+    of dense masks the slower); one in a volume, whose border pass stages the tile."""
+    return max(1, min(ROWS_2D, -(-h // ty))) if d == 1 else 1
 
 
 def neighbourhood(offsets: np.ndarray) -> np.ndarray:
@@ -169,16 +184,28 @@ def label_image(
     bg = vol.dtype.type(background)
     d, h, w = (int(s) for s in vol.shape)
     tz, ty, tx = tile_shape(d, h, w)
-    grid = (-(-w // tx), min(-(-h // ty), 65535), min(-(-d // tz), 65535))
+    rows = tile_rows(d, h, ty)
+    grid = (-(-w // tx), min(-(-h // (ty * rows)), 65535), min(-(-d // tz), 65535))
     with out_of_memory_guard(f"labels of a {image.shape} image", need):
         parent = cp.empty(n, dtype=itype)
         nb = neighbourhood(offs)
         ml = "true" if multilabel else "false"
         args = (vol, parent, np.int64(d), np.int64(h), np.int64(w), cp.asarray(nb), bg)
-        staged = staged_bytes(nb, (tz, ty, tx), vol.dtype.itemsize)
-        for kernel, smem in (("label_local", staged + 4 * tz * ty * tx), ("label_border", staged)):
-            get_kernel("label.cu", f"{kernel}<{t}, {i}, {ml}>")(
-                grid, (tx, ty, tz), args, shared_mem=smem
+        tile = (tz, ty * rows, tx)
+        staged = staged_bytes(nb, tile, vol.dtype.itemsize)
+        get_kernel("label.cu", f"label_local<{t}, {i}, {ml}>")(
+            grid, (tx, ty, tz), (*args, np.int32(rows)), shared_mem=staged + 4 * int(np.prod(tile))
+        )
+        if d == 1:  # an image: face pixels read their few neighbours from global memory
+            across = -(-w // BORDER_BLOCK)
+            get_kernel("label.cu", f"label_border_global<{t}, {i}, {ml}>")(
+                (across, min(h, 65535)),
+                (BORDER_BLOCK,),
+                (*args, np.int32(tx), np.int32(ty * rows), np.int32(tz)),
+            )
+        else:  # a volume: up to 13 neighbours each, read from the staged tile
+            get_kernel("label.cu", f"label_border_staged<{t}, {i}, {ml}>")(
+                grid, (tx, ty, tz), args, shared_mem=staged
             )
         bits = cp.empty(words, dtype=np.uint32)
         counts = cp.empty(words, dtype=itype)

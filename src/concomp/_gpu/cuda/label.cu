@@ -10,8 +10,10 @@
 // IEEE TPDS 2018, and the block labellers of Allegretti, Bolelli and Grana):
 //   label_local   one thread block per tile of the volume: the tile's pixels unite in
 //                 shared memory, and each pixel's parent is set to its tile root;
-//   label_border  neighbours in another tile unite through global memory (only the
-//                 pixels on a tile's low faces have such neighbours);
+//   label_border_global / label_border_staged
+//                 neighbours in another tile unite through global memory (only the
+//                 pixels on a tile's faces have such neighbours): images read them
+//                 from global memory, volumes from a staged tile;
 //   label_flatten every parent becomes its root; one bit per pixel marks the roots, and
 //                 counts[k] is the number of roots among pixels 32k .. 32k + 31;
 //   (an inclusive scan of counts on the host side's CuPy)
@@ -101,14 +103,14 @@ struct LabelHalo {
     int sx, sy, sz;     // extents
 };
 
-__device__ __forceinline__ LabelHalo label_halo(const int* nb) {
+__device__ __forceinline__ LabelHalo label_halo(const int* nb, int tx, int ty, int tz) {
     LabelHalo s;
     s.hxl = -nb[5] + (nb[1] >= 0 ? 1 : 0);
     s.hyl = -nb[4] + (nb[2] >= 0 ? 1 : 0);
     s.hzl = -nb[3];
-    s.sx = (int)blockDim.x + s.hxl + (nb[8] > 0 ? nb[8] : 0);
-    s.sy = (int)blockDim.y + s.hyl + (nb[7] > 0 ? nb[7] : 0);
-    s.sz = (int)blockDim.z + s.hzl + (nb[6] > 0 ? nb[6] : 0);
+    s.sx = tx + s.hxl + (nb[8] > 0 ? nb[8] : 0);
+    s.sy = ty + s.hyl + (nb[7] > 0 ? nb[7] : 0);
+    s.sz = tz + s.hzl + (nb[6] > 0 ? nb[6] : 0);
     return s;
 }
 
@@ -161,67 +163,94 @@ __device__ __forceinline__ void label_stage(T* sv, const T* __restrict__ img,
 //    step itself, so the argument does not lean on the pair it leaves out).
 // The local and the border pass compute the same mask and make its unions inside and
 // across tiles respectively. On a dense 4-connected image most pixels make one union.
-template <typename T, bool ML>
-__device__ __forceinline__ unsigned label_links(const T* sv, int c, int sx, int sxy, T v, T bg,
-                                                const int* nb) {
+// at(dz, dy, dx) reads the value at that offset from the pixel (background outside
+// the image): the staged tile in the local pass, global memory in the border pass.
+template <typename T, bool ML, typename At>
+__device__ __forceinline__ unsigned label_links(const At& at, T v, T bg, const int* nb) {
     const int k = nb[0], ql = nb[1], qu = nb[2];
     const int* off = nb + LABEL_HEAD;
     const int* adj = off + 3 * k;
     unsigned links = 0;
     bool left = false, up = false;
     for (int q = 0; q < k; ++q) {
-        const int m = c + off[3 * q] * sxy + off[3 * q + 1] * sx + off[3 * q + 2];
-        if (!label_joins<T, ML>(v, sv[m], bg)) continue;
+        const int dz = off[3 * q], dy = off[3 * q + 1], dx = off[3 * q + 2];
+        if (!label_joins<T, ML>(v, at(dz, dy, dx), bg)) continue;
         if (q == ql) {
             left = true;
             links |= 1u << q;
             continue;
         }
         bool tied = (adj[q] & links) != 0;
-        tied = tied || (left && label_joins<T, ML>(v, sv[m - 1], bg));
-        tied = tied || (up && q != qu && label_joins<T, ML>(v, sv[m - sx], bg));
+        tied = tied || (left && label_joins<T, ML>(v, at(dz, dy, dx - 1), bg));
+        tied = tied || (up && q != qu && label_joins<T, ML>(v, at(dz, dy - 1, dx), bg));
         if (q == qu) up = true;
         if (!tied) links |= 1u << q;
     }
     return links;
 }
 
-// One block of tx x ty x tz threads per tile (a 3-D grid of tiles; the y and z grid
-// sides may be smaller than the tile counts, so blocks step over them). Dynamic shared
-// memory: the staged values (label.py sizes it), then the tile's parents. The tile's
-// unions go into shared memory; then each foreground pixel's parent is its tile root's
-// global index (the smallest index of its set within the tile, as local and global
-// raster orders agree inside a tile), background pixels' -1.
+// One block of bx x by x bz threads per tile of bx x (by * rows) x bz pixels: a thread
+// takes rows pixels, one every by rows (more pixels per block: its fixed costs, the
+// staging's latency and the barriers, are shared by more of them). A 3-D grid of
+// tiles; the y and z grid sides may be smaller than the tile counts, so blocks step
+// over them. Dynamic shared memory: the staged values (label.py sizes it), then the
+// tile's parents. The tile's unions go into shared memory; then each foreground
+// pixel's parent is its tile root's global index (the smallest index of its set within
+// the tile, as local and global raster orders agree inside a tile), background
+// pixels' -1.
 template <typename T, typename I, bool ML>
 __global__ void label_local(const T* __restrict__ img, I* __restrict__ parent, long long d,
-                            long long h, long long w, const int* __restrict__ nbhd, T bg) {
+                            long long h, long long w, const int* __restrict__ nbhd, T bg,
+                            int rows) {
     extern __shared__ __align__(16) unsigned char label_smem[];
     __shared__ int nb[LABEL_NB_INTS];
     label_load_nbhd(nb, nbhd);
     __syncthreads();
-    const LabelHalo s = label_halo(nb);
+    const int tx = blockDim.x, ty = blockDim.y * rows, tz = blockDim.z;
+    const LabelHalo s = label_halo(nb, tx, ty, tz);
     T* sv = (T*)label_smem;
     int* sp = (int*)(label_smem + ((s.sx * s.sy * s.sz * sizeof(T) + 15) / 16) * 16);
-    const int tx = blockDim.x, ty = blockDim.y, tz = blockDim.z;
-    const int lx = threadIdx.x, ly = threadIdx.y, lz = threadIdx.z;
-    const int l = (lz * ty + ly) * tx + lx;
+    const int lx = threadIdx.x, lz = threadIdx.z;
     const int sxy = s.sx * s.sy;
-    const int c = ((lz + s.hzl) * s.sy + ly + s.hyl) * s.sx + lx + s.hxl;
     const long long nby = (h + ty - 1) / ty, nbz = (d + tz - 1) / tz;
     const int* off = nb + LABEL_HEAD;
+    const int ql = nb[1];
+    // rows of 32 pixels are whole warps: runs along x come from one ballot per row
+    const bool row_warps = tx == 32;
     for (long long bz = blockIdx.z; bz < nbz; bz += gridDim.z) {
         for (long long by = blockIdx.y; by < nby; by += gridDim.y) {
             const long long ox = (long long)blockIdx.x * tx, oy = by * ty, oz = bz * tz;
             label_stage<T>(sv, img, s, ox, oy, oz, d, h, w, bg);
-            const long long x = ox + lx, y = oy + ly, z = oz + lz;
-            const bool inside = x < w && y < h && z < d;
+            const bool inside_xz = ox + lx < w && oz + lz < d;
             __syncthreads();
-            const T v = sv[c];
-            const bool fg = inside && v != bg;
-            sp[l] = fg ? l : -1;
+            for (int ly = threadIdx.y; ly < ty; ly += blockDim.y) {
+                const int c = ((lz + s.hzl) * s.sy + ly + s.hyl) * s.sx + lx + s.hxl;
+                const T v = sv[c];
+                const bool fg = inside_xz && oy + ly < h && v != bg;
+                const int l = (lz * ty + ly) * tx + lx;
+                int p = l;
+                if (row_warps) {
+                    // a warp is one row of the tile: a pixel joined to its left neighbour
+                    // goes straight under its run's first pixel, with no union
+                    const bool joined =
+                        fg && ql >= 0 && lx > 0 && label_joins<T, ML>(v, sv[c - 1], bg);
+                    const unsigned starts = __ballot_sync(0xffffffffu, fg && !joined);
+                    const unsigned upto = starts & (0xffffffffu >> (31 - lx));
+                    p = l - lx + (upto ? 31 - __clz(upto) : lx);
+                }
+                sp[l] = fg ? p : -1;
+            }
             __syncthreads();
-            if (fg) {
-                unsigned links = label_links<T, ML>(sv, c, s.sx, sxy, v, bg, nb);
+            for (int ly = threadIdx.y; ly < ty; ly += blockDim.y) {
+                const int c = ((lz + s.hzl) * s.sy + ly + s.hyl) * s.sx + lx + s.hxl;
+                const T v = sv[c];
+                if (!(inside_xz && oy + ly < h && v != bg)) continue;
+                const int l = (lz * ty + ly) * tx + lx;
+                const auto at = [&](int dz, int dy, int dx) {
+                    return sv[c + dz * sxy + dy * s.sx + dx];
+                };
+                unsigned links = label_links<T, ML>(at, v, bg, nb);
+                if (row_warps && lx > 0 && ql >= 0) links &= ~(1u << ql);  // in its run
                 while (links) {
                     const int q = __ffs(links) - 1;
                     links &= links - 1;
@@ -232,33 +261,80 @@ __global__ void label_local(const T* __restrict__ img, I* __restrict__ parent, l
                 }
             }
             __syncthreads();
-            if (inside) {
+            for (int ly = threadIdx.y; ly < ty; ly += blockDim.y) {
+                const long long y = oy + ly;
+                if (!(inside_xz && y < h)) continue;
+                const int l = (lz * ty + ly) * tx + lx;
                 I out = (I)-1;
-                if (fg) {
+                if (sp[l] >= 0) {
                     const int r = label_root<int>(sp, l);
                     const int rx = r % tx, ry = (r / tx) % ty, rz = r / (tx * ty);
                     out = (I)(((oz + rz) * h + oy + ry) * w + ox + rx);
                 }
-                parent[(z * h + y) * w + x] = out;
+                parent[((oz + lz) * h + y) * w + ox + lx] = out;
             }
             __syncthreads();  // sv and sp are refilled for the next tile
         }
     }
 }
 
-// Neighbours in other tiles: launched like label_local (dynamic shared memory: the staged
-// values only); pixels on a tile's faces make the unions of their mask that leave the
-// tile, through global memory.
+// Neighbours in other tiles (tiles of tx x ty x tz pixels, as label_local's), for
+// images: only pixels on a tile's faces have them. One thread per pixel of a row
+// (blockDim.x threads per block along x, grid.y over the rows, stepping where there are
+// more rows than blocks); a pixel off every face goes on at once, a face pixel reads its
+// neighbourhood from global memory and makes the unions of its mask that leave its tile.
 template <typename T, typename I, bool ML>
-__global__ void label_border(const T* __restrict__ img, I* parent, long long d, long long h,
-                             long long w, const int* __restrict__ nbhd, T bg) {
+__global__ void label_border_global(const T* __restrict__ img, I* parent, long long d, long long h,
+                             long long w, const int* __restrict__ nbhd, T bg, int tx, int ty,
+                             int tz) {
+    const int* nb = nbhd;  // read through the read-only cache: no staging, no barrier
+    const long long x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= w) return;
+    const int lx = (int)(x % tx);
+    const bool x_face = !(lx + nb[5] >= 0 && lx + nb[8] < tx);
+    const int* off = nb + LABEL_HEAD;
+    for (long long row = blockIdx.y; row < d * h; row += gridDim.y) {
+        const long long y = row % h, z = row / h;
+        const int ly = (int)(y % ty), lz = (int)(z % tz);
+        const bool face = x_face || !(lz + nb[3] >= 0 && lz + nb[6] < tz && ly + nb[4] >= 0 &&
+                                      ly + nb[7] < ty);
+        if (!face) continue;
+        const long long g = row * w + x;
+        const T v = img[g];
+        if (v == bg) continue;
+        const auto at = [&](int dz, int dy, int dx) {
+            const long long xx = x + dx, yy = y + dy, zz = z + dz;
+            const bool in = xx >= 0 && xx < w && yy >= 0 && yy < h && zz >= 0 && zz < d;
+            return in ? img[g + ((long long)dz * h + dy) * w + dx] : bg;
+        };
+        unsigned links = label_links<T, ML>(at, v, bg, nb);
+        while (links) {
+            const int q = __ffs(links) - 1;
+            links &= links - 1;
+            const int dz = off[3 * q], dy = off[3 * q + 1], dx = off[3 * q + 2];
+            const int mx = lx + dx, my = ly + dy, mz = lz + dz;
+            if (mx >= 0 && mx < tx && my >= 0 && my < ty && mz >= 0 && mz < tz) continue;
+            label_unite<I>(parent, (I)g, (I)(g + ((long long)dz * h + dy) * w + dx));
+        }
+    }
+}
+
+// Neighbours in other tiles, for volumes (where many neighbourhood reads per face pixel
+// are cheaper from a staged tile than from global memory): launched like label_local
+// with one pixel per thread (dynamic shared memory: the staged values only); pixels on
+// a tile's faces make the unions of their mask that leave the tile, through global
+// memory.
+template <typename T, typename I, bool ML>
+__global__ void label_border_staged(const T* __restrict__ img, I* parent, long long d,
+                                    long long h, long long w, const int* __restrict__ nbhd,
+                                    T bg) {
     extern __shared__ __align__(16) unsigned char label_smem[];
     __shared__ int nb[LABEL_NB_INTS];
     label_load_nbhd(nb, nbhd);
     __syncthreads();
-    const LabelHalo s = label_halo(nb);
-    T* sv = (T*)label_smem;
     const int tx = blockDim.x, ty = blockDim.y, tz = blockDim.z;
+    const LabelHalo s = label_halo(nb, tx, ty, tz);
+    T* sv = (T*)label_smem;
     const int lx = threadIdx.x, ly = threadIdx.y, lz = threadIdx.z;
     const bool face = !(lz + nb[3] >= 0 && lz + nb[6] < tz && ly + nb[4] >= 0 &&
                         ly + nb[7] < ty && lx + nb[5] >= 0 && lx + nb[8] < tx);
@@ -266,6 +342,7 @@ __global__ void label_border(const T* __restrict__ img, I* parent, long long d, 
     const int c = ((lz + s.hzl) * s.sy + ly + s.hyl) * s.sx + lx + s.hxl;
     const long long nby = (h + ty - 1) / ty, nbz = (d + tz - 1) / tz;
     const int* off = nb + LABEL_HEAD;
+    const auto at = [&](int dz, int dy, int dx) { return sv[c + dz * sxy + dy * s.sx + dx]; };
     for (long long bz = blockIdx.z; bz < nbz; bz += gridDim.z) {
         for (long long by = blockIdx.y; by < nby; by += gridDim.y) {
             const long long ox = (long long)blockIdx.x * tx, oy = by * ty, oz = bz * tz;
@@ -275,7 +352,7 @@ __global__ void label_border(const T* __restrict__ img, I* parent, long long d, 
             const T v = sv[c];
             if (face && x < w && y < h && z < d && v != bg) {
                 const long long g = (z * h + y) * w + x;
-                unsigned links = label_links<T, ML>(sv, c, s.sx, sxy, v, bg, nb);
+                unsigned links = label_links<T, ML>(at, v, bg, nb);
                 while (links) {
                     const int q = __ffs(links) - 1;
                     links &= links - 1;
