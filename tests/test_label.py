@@ -421,7 +421,7 @@ def test_gpu_tiles_lines_spirals_and_multilabel_match_scipy():
 
 def test_gpu_neighbourhood_layout_and_tiles():
     """The neighbourhood array the GPU kernels read (no GPU needed to build it)."""
-    from concomp._gpu.label import MAX_TILE, neighbourhood, tile_shape
+    from concomp._gpu.label import MAX_TILE, ROWS_2D, neighbourhood, tile_rows, tile_shape
 
     eight = np.array([[0, -1, -1], [0, -1, 0], [0, -1, 1], [0, 0, -1]])
     nb = neighbourhood(eight).tolist()
@@ -437,6 +437,12 @@ def test_gpu_neighbourhood_layout_and_tiles():
         tz, ty, tx = tile_shape(*shape)
         assert 1 <= tz <= 64 and tz * ty * tx <= MAX_TILE
         assert all(t <= max(1, 1 << (s - 1).bit_length()) for t, s in zip((tz, ty, tx), shape))
+    # an image's tile takes up to ROWS_2D rows per thread, no more than its height
+    # fills; a volume's one (its border pass stages the tile a block's threads cover)
+    assert ROWS_2D >= 2
+    assert tile_rows(1, 8192, 8) == ROWS_2D and tile_rows(1, 9, 8) == 2
+    assert tile_rows(1, 8, 8) == tile_rows(1, 3, 4) == tile_rows(1, 1, 1) == 1
+    assert tile_rows(512, 512, 8) == tile_rows(2, 4096, 8) == 1
 
 
 def test_gpu_halo_covers_the_pixel_for_one_sided_neighbourhoods():
