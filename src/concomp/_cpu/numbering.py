@@ -32,7 +32,8 @@ def number_components(parents, labels):
     the smallest vertex of its tree: root labels, or a union-find forest as its unions
     left it. Each vertex walks to its root in the pass that copies the root's number
     and is pointed at it on the way, so an unflattened forest needs no flattening
-    pass of its own (root labels are read, never written).
+    pass of its own (root labels are read, never written). With one component every
+    label is 0, written without reading the forest (which then stays as it was).
     """
     n = parents.shape[0]
     blocks = (n + _LABEL_BLOCK - 1) // _LABEL_BLOCK
@@ -41,6 +42,10 @@ def number_components(parents, labels):
         first[b + 1] = _roots_in_block(parents, b)
     for b in range(blocks):
         first[b + 1] += first[b]
+    if first[blocks] == 1:  # a connected graph: no walks, no reads of the forest
+        for v in nb.prange(n):
+            labels[v] = 0
+        return first[blocks]
     for b in nb.prange(blocks):
         c = first[b]
         if first[b + 1] == c:  # no root here (most blocks when components are few)
