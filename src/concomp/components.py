@@ -63,12 +63,12 @@ def _roots(
     max_device_bytes: int | None,
     options: Options | None,
     renumber: str | bool,
-    want: str = "roots",
+    answer: str = "roots",
 ) -> tuple[Any, Any]:
     """Root labels and the vertex ids they index (None: the ids are the positions).
-    With ``want="count"`` the first item may be the number of components instead,
+    With ``answer="count"`` the first item may be the number of components instead,
     where the engine counts without roots (``component_count``); with
-    ``want="labels"``, a ``(count, labels)`` tuple numbered like SciPy, where the
+    ``answer="labels"``, a ``(count, labels)`` tuple numbered like SciPy, where the
     engine numbers them without roots (``component_labels``)."""
     opts = resolve_options(options)
     variant = resolve_variant(algorithm)
@@ -115,10 +115,10 @@ def _roots(
             f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
             f"concomp.all_variants(device={dev!r}) or device='gpu'."
         )
-    if want != "roots":
-        answer = driver(dev, "components", f"component_{want}")(g, variant, opts)
-        if answer is not None:
-            return answer, g.node_ids
+    if answer != "roots":
+        direct = driver(dev, "components", f"component_{answer}")(g, variant, opts)
+        if direct is not None:
+            return direct, g.node_ids
     return driver(dev, "components", "component_roots")(g, variant, opts), g.node_ids
 
 
@@ -301,7 +301,7 @@ def connected_components(
     _check_output_device(output_device)  # before the run, not after it
     roots, node_ids = _roots(
         graph, num_nodes, device, algorithm, max_device_bytes, options, renumber,
-        want="count" if not return_labels else "labels" if canonical else "roots",
+        answer="count" if not return_labels else "labels" if canonical else "roots",
     )  # fmt: skip
     if isinstance(roots, int):  # the engine counted without roots
         return roots
