@@ -278,6 +278,22 @@ __global__ void label_local(const T* __restrict__ img, I* __restrict__ parent, l
     }
 }
 
+// The unions of a face pixel g (at lx, ly, lz in its tx x ty x tz tile) whose mask bits
+// reach outside the tile, through global memory; both border passes end with this.
+template <typename I>
+__device__ __forceinline__ void label_unite_across(I* parent, unsigned links, const int* off,
+                                                   long long g, int lx, int ly, int lz, int tx,
+                                                   int ty, int tz, long long h, long long w) {
+    while (links) {
+        const int q = __ffs(links) - 1;
+        links &= links - 1;
+        const int dz = off[3 * q], dy = off[3 * q + 1], dx = off[3 * q + 2];
+        const int mx = lx + dx, my = ly + dy, mz = lz + dz;
+        if (mx >= 0 && mx < tx && my >= 0 && my < ty && mz >= 0 && mz < tz) continue;
+        label_unite<I>(parent, (I)g, (I)(g + ((long long)dz * h + dy) * w + dx));
+    }
+}
+
 // Neighbours in other tiles (tiles of tx x ty x tz pixels, as label_local's), for
 // images: only pixels on a tile's faces have them. One thread per pixel of a row
 // (blockDim.x threads per block along x, grid.y over the rows, stepping where there are
@@ -307,15 +323,8 @@ __global__ void label_border_global(const T* __restrict__ img, I* parent, long l
             const bool in = xx >= 0 && xx < w && yy >= 0 && yy < h && zz >= 0 && zz < d;
             return in ? img[g + ((long long)dz * h + dy) * w + dx] : bg;
         };
-        unsigned links = label_links<T, ML>(at, v, bg, nb);
-        while (links) {
-            const int q = __ffs(links) - 1;
-            links &= links - 1;
-            const int dz = off[3 * q], dy = off[3 * q + 1], dx = off[3 * q + 2];
-            const int mx = lx + dx, my = ly + dy, mz = lz + dz;
-            if (mx >= 0 && mx < tx && my >= 0 && my < ty && mz >= 0 && mz < tz) continue;
-            label_unite<I>(parent, (I)g, (I)(g + ((long long)dz * h + dy) * w + dx));
-        }
+        label_unite_across<I>(parent, label_links<T, ML>(at, v, bg, nb), off, g, lx, ly, lz, tx,
+                              ty, tz, h, w);
     }
 }
 
@@ -352,16 +361,8 @@ __global__ void label_border_staged(const T* __restrict__ img, I* parent, long l
             const T v = sv[c];
             if (face && x < w && y < h && z < d && v != bg) {
                 const long long g = (z * h + y) * w + x;
-                unsigned links = label_links<T, ML>(at, v, bg, nb);
-                while (links) {
-                    const int q = __ffs(links) - 1;
-                    links &= links - 1;
-                    const int dz = off[3 * q], dy = off[3 * q + 1], dx = off[3 * q + 2];
-                    const int mx = lx + dx, my = ly + dy, mz = lz + dz;
-                    if (mx >= 0 && mx < tx && my >= 0 && my < ty && mz >= 0 && mz < tz)
-                        continue;
-                    label_unite<I>(parent, (I)g, (I)(g + ((long long)dz * h + dy) * w + dx));
-                }
+                label_unite_across<I>(parent, label_links<T, ML>(at, v, bg, nb), off, g, lx, ly,
+                                      lz, tx, ty, tz, h, w);
             }
             __syncthreads();  // sv is refilled for the next tile
         }
