@@ -6,6 +6,7 @@ promise SciPy's numbering, raster order of first appearance.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from scipy import ndimage
 
 import concomp
+from concomp._cpu.label_runs import find_bit_runs, find_runs, runs_upto
 from concomp.errors import InvalidImageError
 from concomp.testing.images import label_reference, maze, random_mask, spiral
 
@@ -96,8 +98,6 @@ def test_masks_of_long_runs_and_noisy_rows(width):
 def test_bit_scan_finds_the_runs_and_counts_of_the_byte_scan(width):
     """The 64-pixel scan of a 0/1 row gives the general scan's runs, and its words give
     the general scan's per-pixel counts of runs started at or before each pixel."""
-    from concomp._cpu.label_runs import find_bit_runs, find_runs
-
     rng = np.random.default_rng(width)
     for p in (0.0, 0.05, 0.5, 0.95, 1.0):
         row = (rng.random(width) < p).astype(np.uint8)
@@ -116,26 +116,13 @@ def test_bit_scan_finds_the_runs_and_counts_of_the_byte_scan(width):
         np.testing.assert_array_equal(_counts_off_words(sw, sb, width), cnt)
 
 
+@numba.njit
 def _counts_off_words(sw, sb, width):
-    """``runs_upto`` at every pixel of a row (compiled once)."""
-    global _COUNTS
-    if _COUNTS is None:
-        import numba
-
-        from concomp._cpu.label_runs import runs_upto
-
-        @numba.njit
-        def counts(sw, sb, width):
-            out = np.empty(width, np.int64)
-            for x in range(width):
-                out[x] = runs_upto(sw, sb, 0, x)
-            return out
-
-        _COUNTS = counts
-    return _COUNTS(sw, sb, width)
-
-
-_COUNTS = None
+    """``runs_upto`` at every pixel of a row."""
+    out = np.empty(width, np.int64)
+    for x in range(width):
+        out[x] = runs_upto(sw, sb, 0, x)
+    return out
 
 
 @pytest.mark.parametrize("shape", [(1, 200), (200, 1), (37, 90), (131, 17), (19, 5, 33)])
