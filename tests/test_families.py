@@ -326,7 +326,7 @@ def test_gpu_family_forest_request_is_refused_before_any_gpu_work():
     from concomp._gpu.families import run_family
 
     g = concomp.Graph.from_edges(np.array([0]), np.array([1]), 2)
-    for alg in ("none-lt-prfa-coo", "ecl", "stages-async-halve-coo"):
+    for alg in ("none-lt-pufa-coo", "ecl_af", "none-lp-min-csr", "stages-async-halve-coo"):
         with pytest.raises(InvalidVariantError, match="spanning forest"):
             run_family(g, Variant.parse(alg), DEFAULTS, record=True)
 

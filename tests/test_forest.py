@@ -1,4 +1,5 @@
-"""Spanning forests: every CPU and GPU union-find variant over the graph zoo, checked by
+"""Spanning forests: every CPU and GPU variant that records one (union-find and the
+root-based families) over the graph zoo, checked by
 ``concomp.testing.forest.assert_spanning_forest`` (SciPy components + a plain union-find)."""
 
 from __future__ import annotations
@@ -120,10 +121,15 @@ def test_the_forest_variant_lists() -> None:
     assert {str(v.finish) for v in CPU_VARIANTS} == set(UNION_RULES) | root_based
     assert {str(v.compress)[1] for v in CPU_VARIANTS if str(v.finish) == "lt"} == {"r"}
     gpu_finishes = {str(v.finish) for v in all_variants("gpu") if is_forest_variant(v, "gpu")}
-    assert {"async", "early", "hooks", "rem_cas", "rem_lock", "jtb"} <= gpu_finishes
+    assert gpu_finishes == set(UNION_RULES) | root_based
+    assert {str(v.compress)[1] for v in GPU_FOREST_VARIANTS if str(v.finish) == "lt"} == {"r"}
     assert not any(str(v.sampling) == "stages" for v in GPU_FOREST_VARIANTS)
     assert not any(str(v.compress) == "splice" for v in GPU_FOREST_VARIANTS)
     assert any(str(v.compress) == "splice" for v in CPU_VARIANTS)
+    # the engines differ only where concurrency forbids it: Rem's splicing on the GPU
+    cpu_only = {str(v) for v in CPU_VARIANTS} - {str(v) for v in GPU_FOREST_VARIANTS}
+    assert cpu_only and all("-splice-" in name for name in cpu_only)
+    assert {str(v) for v in GPU_FOREST_VARIANTS} <= {str(v) for v in CPU_VARIANTS}
 
 
 @pytest.mark.parametrize(
@@ -175,7 +181,7 @@ def device_zoo() -> dict[str, Graph]:
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [np.int32, np.int64], ids=["int32", "int64"])
 @pytest.mark.parametrize("variant", GPU_FOREST_VARIANTS, ids=str)
-def test_every_gpu_union_find_variant(variant, dtype, device_zoo) -> None:
+def test_every_gpu_forest_variant(variant, dtype, device_zoo) -> None:
     from concomp._gpu.forest import spanning_forest_ids
 
     options = Options(index_dtype=np.dtype(dtype).name)
@@ -200,7 +206,9 @@ def test_gpu_public_api_keeps_data_where_it_is() -> None:
     assert isinstance(h.edge_ids, np.ndarray)
     assert_spanning_forest((s, d), h)
     with pytest.raises(InvalidVariantError, match="not root-based"):
-        spanning_forest((s, d), device="gpu", algorithm="none-sv-compress-csr")
+        spanning_forest((s, d), device="gpu", algorithm="none-lp-min-csr")
+    with pytest.raises(InvalidVariantError, match="update rule 'u'"):
+        spanning_forest((s, d), device="gpu", algorithm="kout-lt-cusa-coo")
     with pytest.raises(InvalidVariantError, match="splicing"):
         spanning_forest((s, d), device="gpu", algorithm="kout-rem_cas-splice-csr")
 
@@ -223,3 +231,35 @@ def test_gpu_forest_through_hubs_split_over_blocks(variant) -> None:
     g = Graph.from_edges(src, dst, 20002).to("gpu")
     ids, count = spanning_forest_ids(g, variant, Options())
     assert_spanning_forest(g, assemble(g, ids, count))
+
+
+def _larger_graphs() -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
+    """Graphs large enough that many threads hook the same roots at once, over several
+    rounds: random ids near the giant component's threshold, and a grid in random ids."""
+    rng = np.random.default_rng(11)
+    n = 100_000
+    graphs = {"random": (rng.integers(0, n, n // 2 * 2), rng.integers(0, n, n // 2 * 2), n)}
+    k = 250
+    ids = rng.permutation(k * k).reshape(k, k)
+    graphs["grid"] = (
+        np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]),
+        np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()]),
+        k * k,
+    )
+    return graphs
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "variant", [v for v in GPU_FOREST_VARIANTS if v.family != "unionfind"], ids=str
+)
+def test_gpu_family_forests_on_larger_graphs(variant) -> None:
+    from concomp._gpu.forest import spanning_forest_ids
+
+    for name, (s, d, n) in _larger_graphs().items():
+        g = Graph.from_edges(s, d, n).to("gpu")
+        ids, count = spanning_forest_ids(g, variant, Options())
+        try:
+            assert_spanning_forest(g, assemble(g, ids, count))
+        except AssertionError as exc:
+            raise AssertionError(f"{name} {variant}: {exc}") from exc

@@ -26,9 +26,11 @@ __all__ = [
     "ENGINES",
     "FIND_RULES",
     "FOREST_FAMILIES",
+    "LT_UPDATE",
     "UNION_RULES",
     "FindRule",
     "UnionRule",
+    "family_records_forest",
     "find_rule",
     "union_rule",
     "union_rules_for",
@@ -188,19 +190,30 @@ UNION_RULES: dict[str, UnionRule] = {
 
 #: Finish families other than the union-find rules that record a spanning forest, and
 #: on which engines. Soman et al.'s hooking, whose winning edge per tree is its
-#: spanning-tree edge (Soman, Kishore & Narayanan, section 3). On the CPU also
-#: GConn's root-based families, each root hooked once (by a compare-and-swap) and
-#: recording the edge that hooked it: Shiloach-Vishkin, the root-update Liu-Tarjan
-#: rules (``concomp._cpu.families.records_family_forest`` picks those), ECL-CC
-#: (its init hooks too), Afforest, Cong & Muzio's CC and CC-updt; and BFS-CC, whose
-#: BFS trees are the forest. Not ECL_af (its plain-store hooks may be overwritten),
-#: Stergiou or label propagation (labels, not roots, move between trees).
+#: spanning-tree edge (Soman, Kishore & Narayanan, section 3), and GConn's root-based
+#: families, each root hooked once (by a compare-and-swap) and recording the edge
+#: that hooked it: Shiloach-Vishkin, the root-update Liu-Tarjan rules
+#: (:func:`family_records_forest` picks those), ECL-CC (its init hooks too),
+#: Afforest, Cong & Muzio's CC and CC-updt; and BFS-CC, whose BFS trees are the
+#: forest. Not ECL_af (its plain-store hooks may be overwritten), Stergiou or label
+#: propagation (labels, not roots, move between trees).
 _CPU_GPU = frozenset({"cpu", "gpu"})
-_CPU_ONLY = frozenset({"cpu"})
 FOREST_FAMILIES: dict[str, frozenset[str]] = {
-    "soman": _CPU_GPU,
-    **{f: _CPU_ONLY for f in ("sv", "lt", "ecl", "afforest", "graft", "graft_updt", "bfs_cc")},
+    f: _CPU_GPU for f in ("soman", "sv", "lt", "ecl", "afforest", "graft", "graft_updt", "bfs_cc")
 }
+
+#: Position of the update rule in a Liu-Tarjan rule name ("cru", "prfa", ...): "r"
+#: (root-update) changes roots only, "u" any vertex.
+LT_UPDATE = 1
+
+
+def family_records_forest(engine: str, finish: str, rule: str) -> bool:
+    """Whether family ``finish`` with rule ``rule`` records a spanning forest on ``engine``
+    (Stages aside): listed in :data:`FOREST_FAMILIES`, and of Liu-Tarjan only the
+    root-update rules, since the others move vertices that are not roots between trees."""
+    if engine not in FOREST_FAMILIES.get(finish, ()):
+        return False
+    return finish != "lt" or rule[LT_UPDATE] == "r"
 
 
 def union_rule(name: object) -> UnionRule:

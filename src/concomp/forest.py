@@ -4,8 +4,11 @@ A root-based union-find turns into a spanning-forest algorithm by one store:
 when a link makes root ``r`` a non-root, the edge being processed is written to
 ``r``'s slot. Each vertex is linked at most once, so the slots hold ``n - c``
 distinct edges, one per merge of two components (GConn, Algorithm 2; Soman et
-al., section 3). Sampling (k-out, hook-based, BFS) keeps working because every
-sampled union records its edge too.
+al., section 3). The root-based families (Shiloach-Vishkin, the root-update
+Liu-Tarjan rules, ECL-CC, Afforest, Cong & Muzio's CC and CC-updt) hook each root
+by one compare-and-swap and record its edge the same way, BFS-CC keeps its BFS
+trees, on both engines. Sampling (k-out, hook-based, BFS) keeps working because
+every sampled union records its edge too.
 
 References
 ----------

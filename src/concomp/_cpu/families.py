@@ -27,7 +27,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .._rules import FOREST_FAMILIES
+from .._rules import family_records_forest
 from ..errors import InvalidVariantError
 from ..graph import Graph
 from ..options import Options
@@ -40,10 +40,6 @@ from .unionfind import UnionFindRun, flatten, rename_to_min, state_dtype, thread
 
 __all__ = ["parallel_threads", "records_family_forest", "run_family"]
 
-#: Liu-Tarjan rules whose update changes roots only (the "r" of their second letter):
-#: they hook trees whole, so they can record a spanning forest.
-_ROOT_UPDATE = 1
-
 
 def parallel_threads() -> int:
     """Threads numba's parallel loops use (1 means: ECL-CC runs its serial version)."""
@@ -52,12 +48,10 @@ def parallel_threads() -> int:
 
 def records_family_forest(variant: Variant) -> bool:
     """Whether the CPU run of a family (not Stages) records a spanning forest: the
-    registry's :data:`concomp._rules.FOREST_FAMILIES` for the CPU, and of Liu-Tarjan
-    only the root-update rules (the others move non-roots between trees)."""
-    finish = str(variant.finish)
-    if "cpu" not in FOREST_FAMILIES.get(finish, ()) or variant.sampling == Sampling.STAGES:
+    registry's :func:`concomp._rules.family_records_forest`."""
+    if variant.sampling == Sampling.STAGES:
         return False
-    return variant.finish != Finish.LT or str(variant.compress)[_ROOT_UPDATE] == "r"
+    return family_records_forest("cpu", str(variant.finish), str(variant.compress))
 
 
 def run_family(graph: Graph, variant: Variant, options: Options, record: bool = False):

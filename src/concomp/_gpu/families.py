@@ -24,7 +24,7 @@ Cong & Muzio (Euro-Par 2014); Jaiganesh & Burtscher (ECL-CC, 2017). All in
 
 from __future__ import annotations
 
-from .._rules import FOREST_FAMILIES
+from .._rules import family_records_forest
 from ..errors import InvalidVariantError
 from ..graph import Graph
 from ..options import Options
@@ -37,32 +37,33 @@ from .family_state import Ctx, Labels
 def run_family(g: Graph, variant: Variant, options: Options, record: bool = False):
     """Run a min-based family or Stages on a device graph; ``(roots, hook_edge or None)``.
 
-    ``record`` asks for the spanning-forest version, which only the families that
-    the registry lists in :data:`concomp._rules.FOREST_FAMILIES` for the GPU have.
+    ``record`` asks for the spanning-forest version, which the root-based families
+    have (:func:`concomp._rules.family_records_forest`); its ``hook_edge`` is an
+    array whose entries >= 0 are the forest's input edge ids, each once.
     """
     if record and (
-        "gpu" not in FOREST_FAMILIES.get(str(variant.finish), ())
+        not family_records_forest("gpu", str(variant.finish), str(variant.compress))
         or variant.sampling == Sampling.STAGES
     ):
         raise InvalidVariantError(
-            f"algorithm={str(variant)!r} cannot record a spanning forest on the GPU; use "
-            "'soman' or a union-find variant such as 'kout-async-halve-csr'."
+            f"algorithm={str(variant)!r} cannot record a spanning forest on the GPU; see "
+            "concomp.forest.is_forest_variant."
         )
     ctx = Ctx(g, variant, options)
     n = ctx.n
     if n == 0:
         return ctx.cp.zeros(0, ctx.dt), (ctx.cp.zeros(0, ctx.dt) if record else None)
-    need = n * 48 + g.num_edges * 40
+    need = n * (64 if record else 48) + g.num_edges * 40
     with out_of_memory_guard(f"connected components of {g!r} ({variant})", need):
         if variant.sampling == Sampling.STAGES:
             return families_edges.stages(ctx), None
         if variant.finish == Finish.SOMAN:
             return families_edges.soman(ctx, record)
         if variant.finish in (Finish.GRAFT, Finish.GRAFT_UPDT):
-            return families_edges.cong_muzio(ctx), None
+            return families_edges.cong_muzio(ctx, record)
         if variant.finish == Finish.BFS_CC:
-            return families_csr.bfs_cc(ctx), None
-        labels = Labels(ctx)
+            return families_csr.bfs_cc(ctx, record)
+        labels = Labels(ctx, record)
         finish = {
             Finish.SV: (
                 families_csr.shiloach_vishkin
@@ -76,4 +77,5 @@ def run_family(g: Graph, variant: Variant, options: Options, record: bool = Fals
             Finish.ECL_AF: families_csr.ecl,
             Finish.AFFOREST: families_csr.afforest,
         }[variant.finish]
-        return finish(ctx, labels), None
+        roots = finish(ctx, labels)
+        return roots, (labels.forest() if record else None)

@@ -2,7 +2,10 @@
 
 Each function takes a :class:`~concomp._gpu.family_state.Ctx` (and, for GConn's
 finishes, the sampled :class:`~concomp._gpu.family_state.Labels`) and returns the
-roots array. The CSR is the symmetric one of ``Graph.undirected_csr``.
+roots array. The CSR is the symmetric one of ``Graph.undirected_csr``. With
+``labels.record`` the root-based rules (SV, Afforest, ECL-CC) write the input edge
+id of each CSR entry that hooks a root to the root's slot (``labels.hook``);
+BFS-CC records the entry that discovers each vertex.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ class _CSRPass:
     """Vertex-parallel pass of a per-edge rule (SVHook, AfforestLink) with a heavy queue."""
 
     def __init__(self, ctx: Ctx, labels: Labels, op: str) -> None:
-        self.ctx, self.labels, self.op = ctx, labels, op
+        self.ctx, self.labels = ctx, labels
+        self.op = f"{op}_record" if labels.record else op
+        self.hook = labels.hook if labels.record else ctx.dummy
         self.indptr, self.indices = ctx.csr()
         slots = heavy_queue_slots(ctx.n, int(self.indices.shape[0]), ctx.options.heavy_degree)
         self.queue = ctx.cp.empty(slots, ctx.dt)
@@ -36,6 +41,8 @@ class _CSRPass:
             P,
             self.indptr,
             self.indices,
+            lab.eids,
+            self.hook,
             ctx.I(ctx.n),
             k0,
             lab.lmax,
@@ -48,7 +55,18 @@ class _CSRPass:
         getattr(ctx.k, f"heavy_{self.op}")(
             ctx.blocks,
             (BLOCK,),
-            (P, self.indptr, self.indices, k0, use, self.queue, self.queue_len, ctx.flag),
+            (
+                P,
+                self.indptr,
+                self.indices,
+                lab.eids,
+                self.hook,
+                k0,
+                use,
+                self.queue,
+                self.queue_len,
+                ctx.flag,
+            ),
         )
 
 
@@ -78,15 +96,17 @@ def ecl(ctx: Ctx, labels: Labels):
     ECL_af repeats the compute kernels with plain stores until nothing changes;
     the worklist is built by the first pass. With sampling the labels come from
     the sampler (no init), lmax vertices are skipped and every edge of the others
-    is processed in both directions.
+    is processed in both directions. With ``labels.record`` (ECL only) the init's
+    hooks and every CAS that hooks a root record their edges.
     """
     cp, n, I = ctx.cp, ctx.n, ctx.I
     atomic = ctx.v.finish == Finish.ECL
-    flag = "true" if atomic else "false"
+    flag = "record" if labels.record else ("true" if atomic else "false")
     nstat = labels.P
     indptr, indices = ctx.csr()
+    eids, hook = labels.eids, (labels.hook if labels.record else ctx.dummy)
     if not labels.use:
-        ctx.launch("ecl_init", n, nstat, indptr, indices, I(n))
+        ctx.launch("ecl_init", n, nstat, indptr, indices, I(n), eids, hook, np.int32(labels.record))
     wl = cp.empty(n, ctx.dt)
     top, pos = cp.zeros(1, ctx.dt), cp.full(1, n - 1, ctx.dt)
     k0, use = np.int32(labels.k0), np.int32(labels.use)
@@ -101,6 +121,8 @@ def ecl(ctx: Ctx, labels: Labels):
             nstat,
             indptr,
             indices,
+            eids,
+            hook,
             I(n),
             k0,
             labels.lmax,
@@ -113,8 +135,14 @@ def ecl(ctx: Ctx, labels: Labels):
             I(ECL_BLOCK_DEGREE),
             ctx.flag,
         )
-        compute2(ctx.blocks, (BLOCK,), (nstat, indptr, indices, k0, use, wl, top, ctx.flag))
-        compute3(ctx.blocks, (BLOCK,), (nstat, indptr, indices, I(n), k0, use, wl, pos, ctx.flag))
+        compute2(
+            ctx.blocks, (BLOCK,), (nstat, indptr, indices, eids, hook, k0, use, wl, top, ctx.flag)
+        )
+        compute3(
+            ctx.blocks,
+            (BLOCK,),
+            (nstat, indptr, indices, eids, hook, I(n), k0, use, wl, pos, ctx.flag),
+        )
         first = False
         if atomic or not ctx.changed():
             break
@@ -170,14 +198,20 @@ def label_propagation(ctx: Ctx, labels: Labels):
     return lab[:n]
 
 
-def bfs_cc(ctx: Ctx):
-    """BFS-CC (Ligra): a direction-optimising BFS from the smallest unvisited vertex, repeated.
+def bfs_cc(ctx: Ctx, record: bool = False):
+    """BFS-CC (Ligra): a direction-optimising BFS from the smallest unvisited vertex,
+    repeated; ``(roots, hook or None)``.
 
     Isolated vertices are labelled up front. Each source is the smallest vertex
-    of its component, so the labels are already minimum-vertex roots.
+    of its component, so the labels are already minimum-vertex roots. With
+    ``record`` the BFS trees are the forest: each discovered vertex's slot gets the
+    input edge id of the entry that discovered it.
     """
     cp, n, I, dt = ctx.cp, ctx.n, ctx.I, ctx.dt
     indptr, indices = ctx.csr()
+    forest = (ctx.csr_edge_ids(), ctx.hooks(), np.int32(1)) if record else (
+        ctx.dummy, ctx.dummy, np.int32(0),
+    )  # fmt: skip
     comp = cp.empty(n, dt)
     ctx.launch("bfscc_init", n, comp, indptr, I(n))
     scratch = (cp.empty(n, dt), cp.empty(n, dt), cp.zeros(1, dt), cp.zeros(1, dt))
@@ -190,12 +224,12 @@ def bfs_cc(ctx: Ctx):
         if source >= n:
             break
         comp[source] = source
-        _bfs(ctx, comp, indptr, indices, source, *scratch)
+        _bfs(ctx, comp, indptr, indices, source, forest, *scratch)
         start = source + 1
-    return comp
+    return comp, (forest[1] if record else None)
 
 
-def _bfs(ctx: Ctx, comp, indptr, indices, source: int, cur, nxt, cur_len, nxt_len) -> None:
+def _bfs(ctx: Ctx, comp, indptr, indices, source: int, forest, cur, nxt, cur_len, nxt_len) -> None:
     """Top-down steps over a queue; bottom-up steps over a bitmap while the frontier is large."""
     cp, n, I = ctx.cp, ctx.n, ctx.I
     cur[0] = source
@@ -211,8 +245,9 @@ def _bfs(ctx: Ctx, comp, indptr, indices, source: int, cur, nxt, cur_len, nxt_le
                 ctx.launch("bfscc_to_bitmap", size, cur, cur_len, bits)
             nbits.fill(0)
             ctx.launch(
-                "bfscc_bottom_up", n, comp, indptr, indices, I(source), I(n), bits, nbits, nxt_len
-            )
+                "bfscc_bottom_up", n, comp, indptr, indices, I(source), I(n), bits, nbits,
+                nxt_len, *forest,
+            )  # fmt: skip
             bits, nbits = nbits, bits
             size = int(nxt_len[0])
             if size <= n // ctx.options.bfs_alpha:
@@ -222,7 +257,8 @@ def _bfs(ctx: Ctx, comp, indptr, indices, source: int, cur, nxt, cur_len, nxt_le
                 bits = nbits = None
         else:
             ctx.launch(
-                "bfscc_top_down", size, comp, indptr, indices, I(source), cur, cur_len, nxt, nxt_len
-            )
+                "bfscc_top_down", size, comp, indptr, indices, I(source), cur, cur_len, nxt,
+                nxt_len, *forest,
+            )  # fmt: skip
             cur, nxt, cur_len, nxt_len = nxt, cur, nxt_len, cur_len
             size = int(cur_len[0])

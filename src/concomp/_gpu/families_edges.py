@@ -3,7 +3,9 @@ Shiloach-Vishkin, Liu-Tarjan and Stergiou.
 
 Each function takes a :class:`~concomp._gpu.family_state.Ctx` (and, for GConn's
 finishes, the sampled :class:`~concomp._gpu.family_state.Labels`) and returns the
-roots array. Host loops read one convergence flag per round.
+roots array. Host loops read one convergence flag per round. The root-based rules
+record a spanning forest when asked (``record``, or ``labels.record``): each root
+is hooked by one compare-and-swap, and the edge's input id goes to its slot.
 """
 
 from __future__ import annotations
@@ -72,12 +74,21 @@ def _multilevel_jump(ctx: Ctx, P, settled) -> None:
 
 
 # ------------------------------------------------------------------ Cong & Muzio
-def _graft_rounds(ctx: Ctx, P, src, dst, update: bool) -> None:
-    """Graft and shortcut until no graft happens (CC; CC-updt also rewrites the edges)."""
+def _graft_rounds(ctx: Ctx, P, src, dst, update: bool, hook=None) -> None:
+    """Graft and shortcut until no graft happens (CC; CC-updt also rewrites the edges).
+
+    With ``hook`` (a forest's slots) each root is grafted by one CAS that records
+    the edge; the edges keep their input positions, so ``i`` is the edge's id.
+    """
     m = int(src.shape[0])
     while True:
         ctx.clear()
-        ctx.launch("cm_graft_updt" if update else "cm_graft", m, P, src, dst, np.int64(m), ctx.flag)
+        if hook is not None:
+            ctx.launch("cm_graft_record", m, P, src, dst, np.int64(m), np.int32(update), hook,
+                       ctx.flag)  # fmt: skip
+        else:
+            name = "cm_graft_updt" if update else "cm_graft"
+            ctx.launch(name, m, P, src, dst, np.int64(m), ctx.flag)
         ctx.shortcut_full(P, ctx.scratch)
         if update:
             ctx.launch("relabel_edges", m, src, dst, P, np.int64(m))
@@ -85,13 +96,15 @@ def _graft_rounds(ctx: Ctx, P, src, dst, update: bool) -> None:
             return
 
 
-def cong_muzio(ctx: Ctx):
-    """CC (graft larger under smaller, shortcut to stars) or CC-updt (plus the update step)."""
+def cong_muzio(ctx: Ctx, record: bool = False):
+    """CC (graft larger under smaller, shortcut to stars) or CC-updt (plus the update
+    step); ``(roots, hook or None)``."""
     update = ctx.v.finish == Finish.GRAFT_UPDT
     P = ctx.cp.arange(ctx.n, dtype=ctx.dt)
     src, dst = ctx.coo(copy=update)
-    _graft_rounds(ctx, P, src, dst, update)
-    return P
+    hook = ctx.hooks() if record else None
+    _graft_rounds(ctx, P, src, dst, update, hook)
+    return P, hook
 
 
 def stages(ctx: Ctx):
@@ -162,11 +175,12 @@ def stages(ctx: Ctx):
 
 
 # ------------------------------------------------------------------ GConn's min-based finishes
-def _sv_rounds(ctx: Ctx, P, src, dst) -> None:
+def _sv_rounds(ctx: Ctx, P, src, dst, hook=None) -> None:
     m = int(src.shape[0])
+    name, slots = ("sv_hook_coo", ctx.dummy) if hook is None else ("sv_hook_coo_record", hook)
     while True:
         ctx.clear()
-        ctx.launch("sv_hook_coo", m, P, src, dst, np.int64(m), ctx.flag)
+        ctx.launch(name, m, P, src, dst, np.int64(m), slots, ctx.flag)
         ctx.shortcut_full(P, ctx.scratch)
         if not ctx.changed():
             return
@@ -179,7 +193,7 @@ def shiloach_vishkin(ctx: Ctx, labels: Labels):
     has equal labels, which is the first thing the hook checks.
     """
     src, dst = ctx.coo()
-    _sv_rounds(ctx, labels.P, src, dst)
+    _sv_rounds(ctx, labels.P, src, dst, labels.hook)
     return labels.P[: ctx.n]
 
 
@@ -189,7 +203,9 @@ def liu_tarjan(ctx: Ctx, labels: Labels):
     Connect sends candidate parents into a message array (atomic min), update
     applies them (root-update: to roots only), shortcut compresses one level or
     fully, alter replaces every edge by its endpoints' parents. Rounds repeat
-    until no message, parent or edge changes.
+    until no message, parent or edge changes. With ``labels.record`` (root-update
+    rules only) every hooked root records an edge whose message it took: after the
+    connect, each edge that sent a root its final message offers its id.
     """
     rule = str(ctx.v.compress)
     connect = "cpe".index(rule[0])
@@ -198,6 +214,7 @@ def liu_tarjan(ctx: Ctx, labels: Labels):
     src, dst = ctx.coo(copy=alter)
     m = int(src.shape[0])
     msg = P.copy()
+    win = ctx.hooks() if labels.record else None
     if alter:
         ctx.launch("relabel_edges", m, src, dst, P, np.int64(m))
     while True:
@@ -215,7 +232,14 @@ def liu_tarjan(ctx: Ctx, labels: Labels):
             np.int32(labels.use),
             ctx.flag,
         )
-        ctx.launch("lt_update", n, P, msg, I(n), np.int32(root_only), ctx.flag)
+        if win is not None:
+            ctx.launch(
+                "lt_claim", m, P, msg, win, src, dst, np.int64(m), np.int32(connect),
+                labels.lmax, np.int32(labels.use),
+            )  # fmt: skip
+            ctx.launch("lt_update_record", n, P, msg, win, labels.hook, I(n), ctx.flag)
+        else:
+            ctx.launch("lt_update", n, P, msg, I(n), np.int32(root_only), ctx.flag)
         ctx.launch("shortcut_full" if full else "shortcut_once", n, P, I(n), ctx.flag)
         if alter:
             ctx.launch("relabel_edges", m, src, dst, P, np.int64(m))

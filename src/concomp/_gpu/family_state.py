@@ -47,9 +47,11 @@ def kernel_names(itype: str) -> dict[str, str]:
             "soman_multi",
             "cm_graft",
             "cm_graft_updt",
-            "sv_hook_coo",
+            "cm_graft_record",
             "lt_connect",
             "lt_update",
+            "lt_claim",
+            "lt_update_record",
             "stergiou_edges",
             "lp_light",
             "lp_heavy",
@@ -62,12 +64,17 @@ def kernel_names(itype: str) -> dict[str, str]:
             "bfscc_to_bitmap",
         )
     }
-    for op in _OPS:
-        names[f"light_{op}"] = f"csr_light<{itype}, {op}>"
-        names[f"heavy_{op}"] = f"csr_heavy<{itype}, {op}>"
+    # the spanning-forest versions (RECORD) carry the suffix "_record"
+    for tail, record in (("", "false"), ("_record", "true")):
+        names[f"sv_hook_coo{tail}"] = f"sv_hook_coo<{itype}, {record}>"
+        for op in _OPS:
+            names[f"light_{op}{tail}"] = f"csr_light<{itype}, {op}, {record}>"
+            names[f"heavy_{op}{tail}"] = f"csr_heavy<{itype}, {op}, {record}>"
     for step, atomic in itertools.product((1, 2, 3), (True, False)):
         flag = "true" if atomic else "false"
-        names[f"ecl_compute{step}_{flag}"] = f"ecl_compute{step}<{itype}, {flag}>"
+        names[f"ecl_compute{step}_{flag}"] = f"ecl_compute{step}<{itype}, {flag}, false>"
+    for step in (1, 2, 3):  # ECL_af's plain-store hooks cannot record a forest
+        names[f"ecl_compute{step}_record"] = f"ecl_compute{step}<{itype}, true, true>"
     return names
 
 
@@ -119,6 +126,14 @@ class Ctx:
         indptr, indices, _ = self.g.undirected_csr()
         return indptr.astype(self.dt, copy=False), indices.astype(self.dt, copy=False)
 
+    def csr_edge_ids(self):
+        """The input edge id of every entry of the symmetric CSR (spanning forests)."""
+        return self.g.undirected_csr()[2].astype(self.dt, copy=False)
+
+    def hooks(self):
+        """An empty forest: one slot per vertex, -1 until a link records its edge there."""
+        return self.cp.full(max(self.n, 1), -1, self.dt)
+
     def shortcut_full(self, P, flag) -> None:
         self.launch("shortcut_full", self.n, P, self.I(self.n), flag)
 
@@ -128,12 +143,18 @@ class Labels:
 
     ``use`` is 1 when a sampler ran (skip ``lmax``), ``k0`` the number of leading
     CSR edges per vertex the sampler covered (usable only by root-based finishes).
+
+    With ``record`` the finish records its links in ``hook`` (one slot per vertex,
+    -1 until set). The sampler's links stay in their own array: a keyed sampler's
+    roots are renamed to the minima below, after which the new roots' slots hold
+    sampler edges, so the finish gets empty slots and :meth:`forest` joins both.
     """
 
-    def __init__(self, ctx: Ctx) -> None:
+    def __init__(self, ctx: Ctx, record: bool = False) -> None:
         sampling = ctx.v.sampling
         proxy = Variant(sampling, Finish.ASYNC, Compress.HALVE, Layout.CSR, ctx.v.k)
-        self.run = run = UnionFindRun(ctx.g, proxy, False, ctx.options)
+        self.run = run = UnionFindRun(ctx.g, proxy, record, ctx.options)
+        self.record = record
         run.init()
         self.use, self.k0 = 0, 0
         if sampling != Sampling.NONE:
@@ -152,6 +173,17 @@ class Labels:
                 run.lmax[...] = minv[run.lmax]  # lmax names a root: rename it as well
         self.P = run.p
         self.lmax = run.lmax if self.use else run.dummy
+        self.hook = None
+        if record:  # without a sampler the run's slots are all still empty
+            self.hook = ctx.hooks() if self.use else run.hook_edge
+        self.eids = run.csr()[2] if record else run.dummy
+
+    def forest(self) -> Any:
+        """The slots of the sampler's and the finish's links together (entries >= 0
+        are the forest's edge ids, each once)."""
+        if self.use:
+            return self.run.cp.concatenate([self.run.hook_edge[: self.run.n], self.hook])
+        return self.hook
 
     def normalise(self, P) -> Any:
         """Rename each root (``P`` must point at roots) to its component's minimum;

@@ -4,13 +4,17 @@ A root-based union-find becomes a spanning-forest algorithm by one store: when a
 link makes root ``r`` a non-root, the edge being processed is written to ``r``'s
 slot (the ``RECORD`` kernels of ``cuda/cc.cu``). Each vertex is linked at most
 once, so the slots hold ``n - c`` distinct edges, one per merge of two components
-(GConn, Algorithm 2). Soman et al.'s hooking records its winning edge per tree
-the same way (:func:`concomp._gpu.families_edges.soman`).
+(GConn, Algorithm 2). The root-based families do the same with a compare-and-swap
+per root hook (Shiloach-Vishkin, the root-update Liu-Tarjan rules, ECL-CC,
+Afforest, Cong & Muzio's CC and CC-updt: the ``RECORD`` kernels of
+``cuda/families.cu``), BFS-CC records the entry that discovers each vertex, and
+Soman et al.'s hooking its winning edge per tree
+(:func:`concomp._gpu.families_edges.soman`).
 
 Which variants record a forest is the registry's word
 (:meth:`concomp._rules.UnionRule.records_forest`,
-:data:`concomp._rules.FOREST_FAMILIES`): on the GPU every run is concurrent, so
-Rem's splicing, which moves subtrees between trees without a root link, does not.
+:func:`concomp._rules.family_records_forest`): on the GPU every run is concurrent,
+so Rem's splicing, which moves subtrees between trees without a root link, does not.
 
 References
 ----------
@@ -25,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._rules import FOREST_FAMILIES, UNION_RULES, union_rule
+from .._rules import UNION_RULES, family_records_forest, union_rule
 from ..graph import Graph
 from ..options import Options
 from ..variants import Sampling, Variant
@@ -50,7 +54,7 @@ def records_forest(variant: Variant) -> bool:
     finish = str(variant.finish)
     if finish in UNION_RULES:
         return union_rule(finish).records_forest("gpu", str(variant.compress), concurrent=True)
-    return "gpu" in FOREST_FAMILIES.get(finish, ())
+    return family_records_forest("gpu", finish, str(variant.compress))
 
 
 def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tuple[Any, int]:
@@ -70,5 +74,6 @@ def spanning_forest_ids(graph: Graph, variant: Variant, options: Options) -> tup
     if n == 0:
         return cp.zeros(0, np.int64), 0
     count = count_roots(roots[:n])
-    # JTB and BFS sampling re-root trees, so "owns an edge" is "slot set", not "non-root"
-    return forest_edge_ids(hook[:n]), count
+    # JTB and BFS sampling re-root trees, so "owns an edge" is "slot set", not "non-root";
+    # a sampled family's hooks are its sampler's slots and its finish's, one after the other
+    return forest_edge_ids(hook), count

@@ -5,6 +5,11 @@
 // whose entries only ever decrease towards smaller ids (Soman: see its kernels),
 // so plain stores that move a pointer to an ancestor are benign races; links
 // that must not be lost use atomics. `changed` flags are plain stores of 1.
+//
+// Spanning forests (the RECORD template flag, or a `record` kernel): the
+// root-based rules hook a root by one compare-and-swap that succeeds once, and
+// the id of the edge that did it goes to the root's `hook` slot (GConn, section
+// 3.2), so the set slots are n - c edges, one per merge of two trees.
 #include "uf.cuh"
 
 template <typename I>
@@ -195,42 +200,71 @@ __global__ void cm_graft_updt(I* D, const I* __restrict__ src, const I* __restri
     }
 }
 
+// Spanning-forest version of both: the root among the two labels is grafted by one
+// CAS (CC reads the labels, CC-updt's edges are labels already). A graft that loses
+// its CAS comes back next round (the winner set `changed`).
+template <typename I>
+__global__ void cm_graft_record(I* D, const I* __restrict__ src, const I* __restrict__ dst,
+                                long long m, int update, I* hook, int* changed) {
+    GRID_STRIDE(i, m) {
+        I du = update ? src[i] : ld(D + src[i]), dv = update ? dst[i] : ld(D + dst[i]);
+        if (du == dv) continue;
+        I hi = imax(du, dv), lo = imin(du, dv);
+        if (ld(D + hi) == hi && cas(D + hi, hi, lo) == hi) {
+            hook[hi] = (I)i;
+            *changed = 1;
+        }
+    }
+}
+
 // ================================================================== Shiloach-Vishkin (root-based)
 // Hook a root under the smaller label with an atomic minimum. A root that another
 // thread hooked in the meantime may still be moved (with its subtree) to a smaller
 // label: still min-based and acyclic, and its edge is seen again next round.
-template <typename I>
-__device__ __forceinline__ void sv_hook(I* P, I u, I w, int* changed) {
+// RECORD hooks by CAS instead, so each root is hooked once, by the edge it records.
+template <bool RECORD, typename I>
+__device__ __forceinline__ void sv_hook(I* P, I u, I w, int* changed, I* hook, I eid) {
     I pu = ld(P + u), pw = ld(P + w);
     if (pu == pw) return;
     I hi = imax(pu, pw), lo = imin(pu, pw);
-    if (ld(P + hi) == hi && atomic_min(P + hi, lo) > lo) *changed = 1;
+    if (ld(P + hi) != hi) return;
+    if (RECORD) {
+        if (cas(P + hi, hi, lo) == hi) {
+            hook[hi] = eid;
+            *changed = 1;
+        }
+    } else if (atomic_min(P + hi, lo) > lo) {
+        *changed = 1;
+    }
 }
 
-template <typename I>
+template <typename I, bool RECORD>
 __global__ void sv_hook_coo(I* P, const I* __restrict__ src, const I* __restrict__ dst,
-                            long long m, int* changed) {
-    GRID_STRIDE(i, m) { sv_hook(P, src[i], dst[i], changed); }
+                            long long m, I* hook, int* changed) {
+    GRID_STRIDE(i, m) { sv_hook<RECORD>(P, src[i], dst[i], changed, hook, (I)i); }
 }
 
 struct SVHook {
-    template <typename I>
-    static __device__ __forceinline__ void edge(I* P, I u, I w, int* changed) {
-        sv_hook(P, u, w, changed);
+    template <bool RECORD, typename I>
+    static __device__ __forceinline__ void edge(I* P, I u, I w, int* changed, I* hook, I eid) {
+        sv_hook<RECORD>(P, u, w, changed, hook, eid);
     }
 };
 
 // Afforest's link (Sutton et al.): CAS a root under the smaller root, climbing
 // one level on both sides after a failed attempt.
 struct AfforestLink {
-    template <typename I>
-    static __device__ __forceinline__ void edge(I* comp, I u, I v, int*) {
+    template <bool RECORD, typename I>
+    static __device__ __forceinline__ void edge(I* comp, I u, I v, int*, I* hook, I eid) {
         I p1 = ld(comp + u), p2 = ld(comp + v);
         while (p1 != p2) {
             I high = imax(p1, p2), low = imin(p1, p2);
             I p_high = ld(comp + high);
             if (p_high == low) break;
-            if (p_high == high && cas(comp + high, high, low) == high) break;
+            if (p_high == high && cas(comp + high, high, low) == high) {
+                if (RECORD) hook[high] = eid;
+                break;
+            }
             p1 = ld(comp + ld(comp + high));
             p2 = ld(comp + low);
         }
@@ -241,10 +275,11 @@ struct AfforestLink {
 // (with sampling); without sampling each undirected edge is taken once (w < v).
 // The first k0 edges of a vertex were covered by sampling. Vertices with more than
 // `heavy` remaining edges are queued for the block-per-piece kernel below (uf.cuh).
-template <typename I, class Op>
-__global__ void csr_light(I* P, const I* __restrict__ indptr, const I* __restrict__ indices, I n,
-                          int k0, const I* lmax, int use_lmax, I heavy, I* queue, I* queue_len,
-                          int* changed) {
+// RECORD: eids holds the input edge id of each CSR entry, hook the forest slots.
+template <typename I, class Op, bool RECORD>
+__global__ void csr_light(I* P, const I* __restrict__ indptr, const I* __restrict__ indices,
+                          const I* __restrict__ eids, I* hook, I n, int k0, const I* lmax,
+                          int use_lmax, I heavy, I* queue, I* queue_len, int* changed) {
     I skip = lmax[0];
     GRID_STRIDE(v, n) {
         if (use_lmax && ld(P + v) == skip) continue;
@@ -256,14 +291,15 @@ __global__ void csr_light(I* P, const I* __restrict__ indptr, const I* __restric
         for (I j = b; j < e; ++j) {
             I w = indices[j];
             if (!use_lmax && w > (I)v) continue;
-            Op::edge(P, (I)v, w, changed);
+            Op::template edge<RECORD>(P, (I)v, w, changed, hook, RECORD ? eids[j] : (I)0);
         }
     }
 }
 
-template <typename I, class Op>
+template <typename I, class Op, bool RECORD>
 __global__ void csr_heavy(I* P, const I* __restrict__ indptr, const I* __restrict__ indices,
-                          int k0, int use_lmax, const I* queue, const I* queue_len, int* changed) {
+                          const I* __restrict__ eids, I* hook, int k0, int use_lmax,
+                          const I* queue, const I* queue_len, int* changed) {
     I len = queue_len[0];
     for (I q = blockIdx.x; q < len; q += gridDim.x) {
         I piece, v = heavy_vertex(queue, q, piece), b, e;
@@ -271,7 +307,7 @@ __global__ void csr_heavy(I* P, const I* __restrict__ indptr, const I* __restric
         for (I j = b + threadIdx.x; j < e; j += blockDim.x) {
             I w = indices[j];
             if (!use_lmax && w > v) continue;
-            Op::edge(P, v, w, changed);
+            Op::template edge<RECORD>(P, v, w, changed, hook, RECORD ? eids[j] : (I)0);
         }
     }
 }
@@ -322,6 +358,58 @@ __global__ void lt_update(I* P, const I* msg, I n, int root_only, int* changed) 
         I mu = msg[u];
         if (mu < pu) {
             P[u] = mu;
+            *changed = 1;
+        }
+    }
+}
+
+// Spanning-forest version of the root-update rules, run after lt_connect: every
+// edge whose message to a root equals that root's final message offers its id
+// (the first CAS wins). Each such edge joins the root's tree to the tree of the
+// label it sent, and the update below hooks the root by that message, so the
+// winner is the root's forest edge. P does not change between the two kernels.
+template <typename I>
+__device__ __forceinline__ void lt_offer(const I* P, const I* msg, I* win, I target, I value,
+                                         I edge) {
+    if (ld(msg + target) == value && ld(P + target) == target) cas(win + target, (I)-1, edge);
+}
+
+template <typename I>
+__global__ void lt_claim(const I* P, const I* msg, I* win, const I* __restrict__ src,
+                         const I* __restrict__ dst, long long m, int rule, const I* lmax,
+                         int use_lmax) {
+    I skip = lmax[0];
+    GRID_STRIDE(i, m) {
+        I u = src[i], v = dst[i];
+        if (u == v) continue;
+        I x = ld(P + u), y = ld(P + v);
+        if (use_lmax && x == skip && y == skip) continue;
+        if (rule == 0) {
+            lt_offer(P, msg, win, imax(u, v), imin(u, v), (I)i);
+        } else if (x != y) {
+            if (rule == 1) {
+                lt_offer(P, msg, win, imax(x, y), imin(x, y), (I)i);
+            } else if (y < x) {
+                lt_offer(P, msg, win, u, y, (I)i);
+                lt_offer(P, msg, win, x, y, (I)i);
+            } else {
+                lt_offer(P, msg, win, y, x, (I)i);
+                lt_offer(P, msg, win, v, x, (I)i);
+            }
+        }
+    }
+}
+
+// Root-update with a forest: a root that takes its message records the winning edge.
+template <typename I>
+__global__ void lt_update_record(I* P, const I* msg, I* win, I* hook, I n, int* changed) {
+    GRID_STRIDE(u, n) {
+        if (P[u] != (I)u) continue;
+        I mu = msg[u];
+        if (mu < (I)u) {
+            P[u] = mu;
+            hook[u] = win[u];
+            win[u] = (I)-1;
             *changed = 1;
         }
     }
@@ -393,14 +481,21 @@ __global__ void lp_heavy(I* lab, const I* __restrict__ indptr, const I* __restri
 }
 
 // ================================================================== ECL-CC
-// Init: label each vertex with its first smaller neighbour (itself if none).
+// Init: label each vertex with its first smaller neighbour (itself if none). That
+// is a hook too: with `record` the entry's edge id goes to the vertex's slot.
 template <typename I>
 __global__ void ecl_init(I* nstat, const I* __restrict__ indptr, const I* __restrict__ indices,
-                         I n) {
+                         I n, const I* __restrict__ eids, I* hook, int record) {
     GRID_STRIDE(v, n) {
-        I m = (I)v;
-        for (I j = indptr[v]; j < indptr[v + 1] && m == (I)v; ++j) m = imin(m, indices[j]);
+        I m = (I)v, at = (I)-1;
+        for (I j = indptr[v]; j < indptr[v + 1] && at < 0; ++j) {
+            if (indices[j] < (I)v) {
+                m = indices[j];
+                at = j;
+            }
+        }
         nstat[v] = m;
+        if (record && at >= 0) hook[v] = eids[at];
     }
 }
 
@@ -422,17 +517,25 @@ __device__ __forceinline__ I ecl_rep(I v, I* nstat) {
 
 // Hook the larger representative under the smaller. ECL: CAS, retrying from the
 // value a failed CAS returns. ECL_af: a plain store and a `reiterate` flag.
-template <typename I, bool ATOMIC>
-__device__ __forceinline__ void ecl_link(I* nstat, I& vstat, I ostat, int* changed) {
+// RECORD (ECL only): the CAS that hooks a root writes the edge's id to its slot.
+template <typename I, bool ATOMIC, bool RECORD>
+__device__ __forceinline__ void ecl_link(I* nstat, I& vstat, I ostat, int* changed, I* hook,
+                                         I eid) {
     if (ATOMIC) {
         while (vstat != ostat) {
             if (vstat < ostat) {
                 I ret = cas(nstat + ostat, ostat, vstat);
-                if (ret == ostat) break;
+                if (ret == ostat) {
+                    if (RECORD) hook[ostat] = eid;
+                    break;
+                }
                 ostat = ret;
             } else {
                 I ret = cas(nstat + vstat, vstat, ostat);
-                if (ret == vstat) break;
+                if (ret == vstat) {
+                    if (RECORD) hook[vstat] = eid;
+                    break;
+                }
                 vstat = ret;
             }
         }
@@ -446,10 +549,11 @@ __device__ __forceinline__ void ecl_link(I* nstat, I& vstat, I ostat, int* chang
 // compute1: one thread per vertex of degree <= warp_deg; the others go to the
 // double-sided worklist, the front (warp_deg, block_deg] and the rear > block_deg.
 // Without sampling each edge is processed once (v > u).
-template <typename I, bool ATOMIC>
+template <typename I, bool ATOMIC, bool RECORD>
 __global__ void ecl_compute1(I* nstat, const I* __restrict__ indptr, const I* __restrict__ indices,
-                             I n, int k0, const I* lmax, int use_lmax, I* wl, I* top, I* pos,
-                             int fill_wl, I warp_deg, I block_deg, int* changed) {
+                             const I* __restrict__ eids, I* hook, I n, int k0, const I* lmax,
+                             int use_lmax, I* wl, I* top, I* pos, int fill_wl, I warp_deg,
+                             I block_deg, int* changed) {
     I skip = lmax[0];
     GRID_STRIDE(v, n) {
         if (use_lmax && ld(nstat + v) == skip) continue;
@@ -464,15 +568,18 @@ __global__ void ecl_compute1(I* nstat, const I* __restrict__ indptr, const I* __
         I vstat = ecl_rep((I)v, nstat);
         for (I j = b; j < e; ++j) {
             I u = indices[j];
-            if (use_lmax || (I)v > u) ecl_link<I, ATOMIC>(nstat, vstat, ecl_rep(u, nstat), changed);
+            if (use_lmax || (I)v > u)
+                ecl_link<I, ATOMIC, RECORD>(nstat, vstat, ecl_rep(u, nstat), changed, hook,
+                                            RECORD ? eids[j] : (I)0);
         }
     }
 }
 
 // compute2: one warp per vertex from the front of the worklist.
-template <typename I, bool ATOMIC>
+template <typename I, bool ATOMIC, bool RECORD>
 __global__ void ecl_compute2(I* nstat, const I* __restrict__ indptr, const I* __restrict__ indices,
-                             int k0, int use_lmax, const I* wl, const I* top, int* changed) {
+                             const I* __restrict__ eids, I* hook, int k0, int use_lmax,
+                             const I* wl, const I* top, int* changed) {
     I len = top[0];
     long long lane = threadIdx.x & 31;
     long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -482,22 +589,27 @@ __global__ void ecl_compute2(I* nstat, const I* __restrict__ indptr, const I* __
         I vstat = ecl_rep(v, nstat);
         for (I j = indptr[v] + k0 + (I)lane; j < indptr[v + 1]; j += 32) {
             I u = indices[j];
-            if (use_lmax || v > u) ecl_link<I, ATOMIC>(nstat, vstat, ecl_rep(u, nstat), changed);
+            if (use_lmax || v > u)
+                ecl_link<I, ATOMIC, RECORD>(nstat, vstat, ecl_rep(u, nstat), changed, hook,
+                                            RECORD ? eids[j] : (I)0);
         }
     }
 }
 
 // compute3: one block per vertex from the rear of the worklist (entries pos+1 .. n-1).
-template <typename I, bool ATOMIC>
+template <typename I, bool ATOMIC, bool RECORD>
 __global__ void ecl_compute3(I* nstat, const I* __restrict__ indptr, const I* __restrict__ indices,
-                             I n, int k0, int use_lmax, const I* wl, const I* pos, int* changed) {
+                             const I* __restrict__ eids, I* hook, I n, int k0, int use_lmax,
+                             const I* wl, const I* pos, int* changed) {
     I first = pos[0] + 1;
     for (I q = first + (I)blockIdx.x; q < n; q += (I)gridDim.x) {
         I v = wl[q];
         I vstat = ecl_rep(v, nstat);
         for (I j = indptr[v] + k0 + (I)threadIdx.x; j < indptr[v + 1]; j += (I)blockDim.x) {
             I u = indices[j];
-            if (use_lmax || v > u) ecl_link<I, ATOMIC>(nstat, vstat, ecl_rep(u, nstat), changed);
+            if (use_lmax || v > u)
+                ecl_link<I, ATOMIC, RECORD>(nstat, vstat, ecl_rep(u, nstat), changed, hook,
+                                            RECORD ? eids[j] : (I)0);
         }
     }
 }
@@ -528,17 +640,21 @@ __global__ void bfscc_next_source(const I* comp, I start, I n, I* out) {
     }
 }
 
+// With `record` the entry that discovers a vertex gives its BFS-tree edge (eids: the
+// input edge id of each CSR entry) to the vertex's slot.
 template <typename I>
 __global__ void bfscc_top_down(I* comp, const I* __restrict__ indptr, const I* __restrict__ indices,
                                I source, const I* frontier, const I* frontier_len, I* next,
-                               I* next_len) {
+                               I* next_len, const I* __restrict__ eids, I* hook, int record) {
     I len = frontier_len[0];
     GRID_STRIDE(q, len) {
         I v = frontier[q];
         for (I j = indptr[v]; j < indptr[v + 1]; ++j) {
             I w = indices[j];
-            if (ld(comp + w) < 0 && cas(comp + w, (I)-1, source) == (I)-1)
+            if (ld(comp + w) < 0 && cas(comp + w, (I)-1, source) == (I)-1) {
+                if (record) hook[w] = eids[j];
                 next[atomic_add(next_len, (I)1)] = w;
+            }
         }
     }
 }
@@ -546,12 +662,14 @@ __global__ void bfscc_top_down(I* comp, const I* __restrict__ indptr, const I* _
 template <typename I>
 __global__ void bfscc_bottom_up(I* comp, const I* __restrict__ indptr, const I* __restrict__ indices,
                                 I source, I n, const unsigned char* __restrict__ in_frontier,
-                                unsigned char* in_next, I* next_len) {
+                                unsigned char* in_next, I* next_len, const I* __restrict__ eids,
+                                I* hook, int record) {
     GRID_STRIDE(v, n) {
         if (comp[v] >= 0) continue;
         for (I j = indptr[v]; j < indptr[v + 1]; ++j) {
             if (in_frontier[indices[j]]) {
                 comp[v] = source;
+                if (record) hook[v] = eids[j];
                 in_next[v] = 1;
                 atomic_add(next_len, (I)1);
                 break;
