@@ -209,9 +209,10 @@ def bfs_cc(ctx: Ctx, record: bool = False):
     """
     cp, n, I, dt = ctx.cp, ctx.n, ctx.I, ctx.dt
     indptr, indices = ctx.csr()
-    forest = (ctx.csr_edge_ids(), ctx.hooks(), np.int32(1)) if record else (
-        ctx.dummy, ctx.dummy, np.int32(0),
-    )  # fmt: skip
+    if record:  # the kernels' (edge ids, slots, record) arguments
+        forest = (ctx.csr_edge_ids(), ctx.hooks(), np.int32(1))
+    else:
+        forest = (ctx.dummy, ctx.dummy, np.int32(0))
     comp = cp.empty(n, dt)
     ctx.launch("bfscc_init", n, comp, indptr, I(n))
     scratch = (cp.empty(n, dt), cp.empty(n, dt), cp.zeros(1, dt), cp.zeros(1, dt))

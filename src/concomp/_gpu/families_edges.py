@@ -84,8 +84,8 @@ def _graft_rounds(ctx: Ctx, P, src, dst, update: bool, hook=None) -> None:
     while True:
         ctx.clear()
         if hook is not None:
-            ctx.launch("cm_graft_record", m, P, src, dst, np.int64(m), np.int32(update), hook,
-                       ctx.flag)  # fmt: skip
+            args = (np.int64(m), np.int32(update), hook, ctx.flag)
+            ctx.launch("cm_graft_record", m, P, src, dst, *args)
         else:
             name = "cm_graft_updt" if update else "cm_graft"
             ctx.launch(name, m, P, src, dst, np.int64(m), ctx.flag)
