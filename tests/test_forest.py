@@ -26,6 +26,16 @@ CPU_VARIANTS = [v for v in all_variants("cpu") if is_forest_variant(v, "cpu")]
 GPU_FOREST_VARIANTS = [v for v in all_variants("gpu") if records_forest(v)]
 
 
+def _grid(rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """A k x k grid in random ids."""
+    ids = rng.permutation(k * k).reshape(k, k)
+    return (
+        np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]),
+        np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()]),
+        k * k,
+    )
+
+
 def _zoo() -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
     rng = np.random.default_rng(7)
     e = np.zeros(0, np.int64)
@@ -36,13 +46,7 @@ def _zoo() -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
     z["path"] = (path[:-1], path[1:], 300)
     z["star"] = (np.zeros(199, np.int64), np.arange(1, 200), 200)
     z["cycle"] = (np.arange(100), (np.arange(100) + 1) % 100, 100)
-    k = 20
-    ids = rng.permutation(k * k).reshape(k, k)
-    z["grid"] = (
-        np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]),
-        np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()]),
-        k * k,
-    )
+    z["grid"] = _grid(rng, 20)
     u, v = np.triu_indices(15, 1)
     z["two_cliques"] = (np.concatenate([u, u + 15]), np.concatenate([v, v + 15]), 31)
     for name, n, m in (
@@ -239,13 +243,7 @@ def _larger_graphs() -> dict[str, tuple[np.ndarray, np.ndarray, int]]:
     rng = np.random.default_rng(11)
     n = 100_000
     graphs = {"random": (rng.integers(0, n, n // 2 * 2), rng.integers(0, n, n // 2 * 2), n)}
-    k = 250
-    ids = rng.permutation(k * k).reshape(k, k)
-    graphs["grid"] = (
-        np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()]),
-        np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()]),
-        k * k,
-    )
+    graphs["grid"] = _grid(rng, 250)
     return graphs
 
 

@@ -324,28 +324,35 @@ __device__ __forceinline__ void lt_send(I* msg, I target, I value, int* changed)
     if (ld(msg + target) > value && atomic_min(msg + target, value) > value) *changed = 1;
 }
 
+// The messages of edge (u, v) under `rule`, each given to send(target, value).
+template <typename I, class Send>
+__device__ __forceinline__ void lt_messages(const I* P, I u, I v, int rule, I skip, int use_lmax,
+                                            Send send) {
+    if (u == v) return;
+    I x = ld(P + u), y = ld(P + v);
+    if (use_lmax && x == skip && y == skip) return;
+    if (rule == 0) {
+        send(imax(u, v), imin(u, v));
+    } else if (x != y) {
+        if (rule == 1) {
+            send(imax(x, y), imin(x, y));
+        } else if (y < x) {
+            send(u, y);
+            send(x, y);
+        } else {
+            send(y, x);
+            send(v, x);
+        }
+    }
+}
+
 template <typename I>
 __global__ void lt_connect(const I* P, I* msg, const I* __restrict__ src, const I* __restrict__ dst,
                            long long m, int rule, const I* lmax, int use_lmax, int* changed) {
     I skip = lmax[0];
     GRID_STRIDE(i, m) {
-        I u = src[i], v = dst[i];
-        if (u == v) continue;
-        I x = ld(P + u), y = ld(P + v);
-        if (use_lmax && x == skip && y == skip) continue;
-        if (rule == 0) {
-            lt_send(msg, imax(u, v), imin(u, v), changed);
-        } else if (x != y) {
-            if (rule == 1) {
-                lt_send(msg, imax(x, y), imin(x, y), changed);
-            } else if (y < x) {
-                lt_send(msg, u, y, changed);
-                lt_send(msg, x, y, changed);
-            } else {
-                lt_send(msg, y, x, changed);
-                lt_send(msg, v, x, changed);
-            }
-        }
+        lt_messages(P, src[i], dst[i], rule, skip, use_lmax,
+                    [&](I target, I value) { lt_send(msg, target, value, changed); });
     }
 }
 
@@ -380,23 +387,8 @@ __global__ void lt_claim(const I* P, const I* msg, I* win, const I* __restrict__
                          int use_lmax) {
     I skip = lmax[0];
     GRID_STRIDE(i, m) {
-        I u = src[i], v = dst[i];
-        if (u == v) continue;
-        I x = ld(P + u), y = ld(P + v);
-        if (use_lmax && x == skip && y == skip) continue;
-        if (rule == 0) {
-            lt_offer(P, msg, win, imax(u, v), imin(u, v), (I)i);
-        } else if (x != y) {
-            if (rule == 1) {
-                lt_offer(P, msg, win, imax(x, y), imin(x, y), (I)i);
-            } else if (y < x) {
-                lt_offer(P, msg, win, u, y, (I)i);
-                lt_offer(P, msg, win, x, y, (I)i);
-            } else {
-                lt_offer(P, msg, win, y, x, (I)i);
-                lt_offer(P, msg, win, v, x, (I)i);
-            }
-        }
+        lt_messages(P, src[i], dst[i], rule, skip, use_lmax,
+                    [&](I target, I value) { lt_offer(P, msg, win, target, value, (I)i); });
     }
 }
 
