@@ -47,3 +47,13 @@ def test_heavy_piece_matches_the_kernels():
 
     found = re.search(r"#define HEAVY_PIECE (\d+)", source_text("uf.cuh"))
     assert found is not None and int(found.group(1)) == HEAVY_PIECE
+
+
+def test_label_max_offsets_matches_the_kernels():
+    """label.py refuses neighbourhoods the kernels' shared neighbour table cannot hold."""
+    import re
+
+    from concomp._gpu.label import MAX_OFFSETS
+
+    found = re.search(r"#define LABEL_MAX_OFFSETS (\d+)", source_text("label.cu"))
+    assert found is not None and int(found.group(1)) == MAX_OFFSETS

@@ -26,9 +26,9 @@
 // hold equal values (multilabel), O the output's element type, L a label type.
 #include "common.cuh"
 
-// Largest tile (threads per block) and neighbour count (a 3 x 3 x 3 structure has 13
-// earlier offsets) the kernels hold in shared memory; label.py keeps to both.
-#define LABEL_MAX_TILE 256
+// Largest neighbour count the kernels hold in shared memory (a 3 x 3 x 3 structure has
+// 13 earlier offsets); label.py keeps to it. The tile itself is dynamic shared memory,
+// sized by label.py (staged_bytes).
 #define LABEL_MAX_OFFSETS 13
 
 // Every parent pointer goes to a smaller index (a union links the larger root under the
