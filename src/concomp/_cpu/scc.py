@@ -29,6 +29,7 @@ import logging
 import numba as nb
 import numpy as np
 
+from .._shared.locality import LOCAL_SHARE, host_local_share
 from ..graph import Graph
 from ..options import Options
 from .scc_propagation import propagation_roots
@@ -38,8 +39,24 @@ __all__ = ["scc_algorithm", "scc_labels", "strong_component_labels"]
 log = logging.getLogger("concomp")
 
 
+#: Bits of a search frame's flags: the vertex's index was never lowered (it may be its
+#: component's root); its nearest successor is still to be looked at first.
+_ROOT, _NEAR = 1, 2
+
+
+@nb.njit(cache=True, inline="always")
+def _nearest_successor(indptr, indices, v):
+    """The successor of ``v`` closest to it in id (the first such stored)."""
+    best = indices[indptr[v]]
+    for j in range(indptr[v] + 1, indptr[v + 1]):
+        w = indices[j]
+        if abs(np.int64(w) - v) < abs(np.int64(best) - v):
+            best = w
+    return best
+
+
 @nb.njit(cache=True)
-def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack):
+def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack, nearest):
     """Tarjan's search in Pearce's form; return the number of components.
 
     ``rindex[v]`` (0 while unseen) is v's discovery index, lowered to the smallest
@@ -47,13 +64,23 @@ def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack):
     ``k``-th component completed: completed components count down from ``n - 1``, above
     every open index, so they never lower an open vertex. One array per vertex besides
     the explicit call stack (``frame_*``: vertex, next CSR position + 1 to look at,
-    scanning downwards, and whether its index was never lowered) and Pearce's stack of
+    scanning downwards, and the flags ``_ROOT`` and ``_NEAR``) and Pearce's stack of
     vertices whose component is still open.
+
+    Successors are scanned from the last stored to the first, SciPy's order. With
+    ``nearest`` a vertex first descends into its successor closest in id, then scans
+    as before (which looks at that one again, as the entry of a descent is looked at
+    again on the way back). The components are the same in any order, only their
+    numbering changes; where ids follow the graph's geometry (grids, meshes, road
+    networks as their files number them) the search then walks along memory instead
+    of jumping a row of the grid at every step. The look for the nearest successor
+    reads the vertex's row once more.
     """
     n = indptr.shape[0] - 1
     index = 1
     c = n - 1
     top = 0
+    fresh = _ROOT | _NEAR if nearest else _ROOT  # the flags of a frame just entered
     for start in range(n):
         if rindex[start] != 0:
             continue
@@ -61,7 +88,7 @@ def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack):
         index += 1
         frame_v[0] = start
         frame_pos[0] = indptr[start + 1]
-        frame_root[0] = 1
+        frame_root[0] = fresh
         depth = 1
         while depth > 0:
             d = depth - 1
@@ -69,6 +96,17 @@ def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack):
             pos = frame_pos[d]
             lo = indptr[v]
             rv = rindex[v]
+            if frame_root[d] & _NEAR:
+                frame_root[d] &= ~_NEAR
+                w = _nearest_successor(indptr, indices, v) if pos - lo > 1 else v
+                if rindex[w] == 0:
+                    rindex[w] = index
+                    index += 1
+                    frame_v[depth] = w
+                    frame_pos[depth] = indptr[w + 1]
+                    frame_root[depth] = fresh
+                    depth += 1
+                    continue
             descended = False
             while pos > lo:
                 w = indices[pos - 1]
@@ -82,7 +120,7 @@ def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack):
                     index += 1
                     frame_v[depth] = w
                     frame_pos[depth] = indptr[w + 1]
-                    frame_root[depth] = 1
+                    frame_root[depth] = fresh
                     depth += 1
                     descended = True
                     break
@@ -94,7 +132,7 @@ def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack):
                 continue
             rindex[v] = rv
             depth -= 1
-            if frame_root[d]:
+            if frame_root[d] & _ROOT:
                 # v completes its component: v and the open vertices found after it
                 index -= 1
                 while top > 0 and rv <= rindex[stack[top - 1]]:
@@ -132,6 +170,17 @@ def strong_component_labels(indptr: np.ndarray, indices: np.ndarray) -> tuple[in
     (3, array([1, 0, 0, 2], dtype=int32))
     """
     n = int(indptr.shape[0]) - 1
+    count, rindex, _ = _search(indptr, indices, nearest=False)
+    labels = (n - 1) - rindex  # the k-th completed component holds n - 1 - k
+    return count, labels.astype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
+
+
+def _search(
+    indptr: np.ndarray, indices: np.ndarray, nearest: bool
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(count, rindex, scratch)`` of :func:`_pearce`: ``rindex[v]`` is ``n - 1 - k`` for
+    the ``k``-th component completed, ``scratch`` an array of ``n`` free to reuse."""
+    n = int(indptr.shape[0]) - 1
     dt = np.int32 if max(n, int(indices.shape[0])) < np.iinfo(np.int32).max else np.int64
     indptr = np.ascontiguousarray(indptr, dtype=dt)
     indices = np.ascontiguousarray(indices, dtype=dt)
@@ -140,17 +189,20 @@ def strong_component_labels(indptr: np.ndarray, indices: np.ndarray) -> tuple[in
     frame_pos = np.empty(n, dtype=dt)
     frame_root = np.empty(n, dtype=np.int8)
     stack = np.empty(n, dtype=dt)
-    count = _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack)
-    labels = (n - 1) - rindex  # the k-th completed component holds n - 1 - k
-    return int(count), labels.astype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
+    count = _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack, nearest)
+    return int(count), rindex, frame_v
 
 
 @nb.njit(cache=True)
-def _smallest_members(labels, count, roots):
-    """``roots[v]``: the smallest vertex with ``v``'s label (one ascending pass)."""
-    first = np.full(count, -1, dtype=roots.dtype)
-    for v in range(labels.shape[0]):
-        c = labels[v]
+def _smallest_members(rindex, count, first, roots):
+    """``roots[v]``: the smallest vertex with ``v``'s final search index (one ascending
+    pass); those indices are ``n - count .. n - 1``, ``first`` holds at least ``count``
+    entries of scratch."""
+    base = rindex.shape[0] - count
+    for k in range(count):
+        first[k] = -1
+    for v in range(rindex.shape[0]):
+        c = rindex[v] - base
         if first[c] < 0:
             first[c] = v
         roots[v] = first[c]
@@ -207,7 +259,11 @@ def scc_labels(graph: Graph, algorithm: str, options: Options) -> np.ndarray:
         return propagation_roots(indptr, indices, n)
     if algorithm != "tarjan":
         raise ValueError(f"the CPU engine has no SCC algorithm {algorithm!r}")
-    count, labels = strong_component_labels(indptr, indices)
+    # roots do not depend on the order the search takes successors in. Where ids follow
+    # the graph's geometry the nearest successor first keeps the search along memory;
+    # elsewhere "nearest" means nothing and looking for it costs a pass over each row
+    nearest = host_local_share(graph) >= LOCAL_SHARE
+    count, rindex, scratch = _search(indptr, indices, nearest=nearest)
     roots = np.empty(n, dtype=indices.dtype)
-    _smallest_members(labels, count, roots)
+    _smallest_members(rindex, count, scratch, roots)
     return roots
