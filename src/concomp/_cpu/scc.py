@@ -96,39 +96,33 @@ def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack, near
             pos = frame_pos[d]
             lo = indptr[v]
             rv = rindex[v]
+            w = -1  # the vertex to descend into, if any
             if frame_root[d] & _NEAR:
                 frame_root[d] &= ~_NEAR
-                w = _nearest_successor(indptr, indices, v) if pos - lo > 1 else v
-                if rindex[w] == 0:
-                    rindex[w] = index
-                    index += 1
-                    frame_v[depth] = w
-                    frame_pos[depth] = indptr[w + 1]
-                    frame_root[depth] = fresh
-                    depth += 1
-                    continue
-            descended = False
-            while pos > lo:
-                w = indices[pos - 1]
-                rw = rindex[w]
-                if rw == 0:
+                near = _nearest_successor(indptr, indices, v) if pos - lo > 1 else v
+                if rindex[near] == 0:
+                    w = near  # back up here, the scan looks at it again
+            while w < 0 and pos > lo:
+                x = indices[pos - 1]
+                rx = rindex[x]
+                if rx == 0:
                     # descend; entry pos - 1 is looked at again on the way back up,
-                    # when w's final index can lower v's
+                    # when x's final index can lower v's
                     frame_pos[d] = pos
                     rindex[v] = rv
-                    rindex[w] = index
-                    index += 1
-                    frame_v[depth] = w
-                    frame_pos[depth] = indptr[w + 1]
-                    frame_root[depth] = fresh
-                    depth += 1
-                    descended = True
+                    w = x
                     break
-                if rw < rv:
-                    rv = rw
+                if rx < rv:
+                    rv = rx
                     frame_root[d] = 0
                 pos -= 1
-            if descended:
+            if w >= 0:
+                rindex[w] = index
+                index += 1
+                frame_v[depth] = w
+                frame_pos[depth] = indptr[w + 1]
+                frame_root[depth] = fresh
+                depth += 1
                 continue
             rindex[v] = rv
             depth -= 1
