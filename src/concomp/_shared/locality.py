@@ -70,7 +70,8 @@ def host_local_share(graph: Any) -> float:
         u, v = src[pos], dst[pos]
     else:
         indptr, indices, _ = graph.csr()
-        u = xp.searchsorted(indptr, pos, side="right") - 1
+        # positions in the row pointer's own type: any other converts all of it first
+        u = xp.searchsorted(indptr, pos.astype(indptr.dtype), side="right") - 1
         v = indices[pos]
     gap = xp.abs(u.astype(xp.int64) - v.astype(xp.int64))
     return float((gap <= window(graph.num_nodes)).mean())

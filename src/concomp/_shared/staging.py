@@ -190,8 +190,9 @@ def stage_csr(
 
 def _rows_of(indptr: np.ndarray, start: int, stop: int) -> np.ndarray:
     """The row of each CSR entry ``start .. stop-1`` (NumPy path; a valid row pointer)."""
-    r0 = int(np.searchsorted(indptr, start, side="right")) - 1
-    r1 = int(np.searchsorted(indptr, stop - 1, side="right"))  # one past the last row
+    at = indptr.dtype.type  # a key of another type would convert the whole row pointer
+    r0 = int(np.searchsorted(indptr, at(start), side="right")) - 1
+    r1 = int(np.searchsorted(indptr, at(stop - 1), side="right"))  # one past the last row
     ends = np.clip(indptr[r0 + 1 : r1 + 1], start, stop)
     begins = np.clip(indptr[r0:r1], start, stop)
     return np.repeat(np.arange(r0, r1, dtype=np.int64), ends - begins)
@@ -252,9 +253,11 @@ def stage_csr_columns(
     >>> cols[:4].tolist(), seg.tolist()  # rows 0, 1 (empty), 2 start at 0, 1, 1
     ([2, 0, 1, 2], [0, 1, 1, 4])
     """
-    r0 = int(np.searchsorted(indptr, start, side="right")) - 1
+    # keys of the row pointer's own type: any other would convert the whole of it per call
+    at = indptr.dtype.type
+    r0 = int(np.searchsorted(indptr, at(start), side="right")) - 1
     cap = int(out_seg.shape[0])
-    last_row = int(np.searchsorted(indptr, stop - 1, side="right")) - 1
+    last_row = int(np.searchsorted(indptr, at(stop - 1), side="right")) - 1
     if last_row - r0 + 2 > cap:  # too many rows for the offsets buffer: end the piece early
         last_row = r0 + cap - 2
         stop = int(indptr[last_row + 1])
