@@ -26,7 +26,6 @@ __all__ = [
     "ENGINES",
     "FIND_RULES",
     "FOREST_FAMILIES",
-    "LT_UPDATE",
     "UNION_RULES",
     "FindRule",
     "UnionRule",
@@ -204,7 +203,7 @@ FOREST_FAMILIES: dict[str, frozenset[str]] = {
 
 #: Position of the update rule in a Liu-Tarjan rule name ("cru", "prfa", ...): "r"
 #: (root-update) changes roots only, "u" any vertex.
-LT_UPDATE = 1
+_LT_UPDATE = 1
 
 
 def family_records_forest(engine: str, finish: str, rule: str) -> bool:
@@ -213,7 +212,7 @@ def family_records_forest(engine: str, finish: str, rule: str) -> bool:
     root-update rules, since the others move vertices that are not roots between trees."""
     if engine not in FOREST_FAMILIES.get(finish, ()):
         return False
-    return finish != "lt" or rule[LT_UPDATE] == "r"
+    return finish != "lt" or rule[_LT_UPDATE] == "r"
 
 
 def union_rule(name: object) -> UnionRule:

@@ -188,11 +188,17 @@ def stage_csr(
     return int(lo), int(hi)
 
 
+def _row_holding(indptr: np.ndarray, entry: int) -> int:
+    """The row of CSR entry ``entry`` (the last row starting at or before it). The key
+    takes the row pointer's own type: with any other NumPy converts the whole row
+    pointer to the key's type first, on every call."""
+    return int(np.searchsorted(indptr, indptr.dtype.type(entry), side="right")) - 1
+
+
 def _rows_of(indptr: np.ndarray, start: int, stop: int) -> np.ndarray:
     """The row of each CSR entry ``start .. stop-1`` (NumPy path; a valid row pointer)."""
-    at = indptr.dtype.type  # a key of another type would convert the whole row pointer
-    r0 = int(np.searchsorted(indptr, at(start), side="right")) - 1
-    r1 = int(np.searchsorted(indptr, at(stop - 1), side="right"))  # one past the last row
+    r0 = _row_holding(indptr, start)
+    r1 = _row_holding(indptr, stop - 1) + 1  # one past the last row
     ends = np.clip(indptr[r0 + 1 : r1 + 1], start, stop)
     begins = np.clip(indptr[r0:r1], start, stop)
     return np.repeat(np.arange(r0, r1, dtype=np.int64), ends - begins)
@@ -253,11 +259,9 @@ def stage_csr_columns(
     >>> cols[:4].tolist(), seg.tolist()  # rows 0, 1 (empty), 2 start at 0, 1, 1
     ([2, 0, 1, 2], [0, 1, 1, 4])
     """
-    # keys of the row pointer's own type: any other would convert the whole of it per call
-    at = indptr.dtype.type
-    r0 = int(np.searchsorted(indptr, at(start), side="right")) - 1
+    r0 = _row_holding(indptr, start)
     cap = int(out_seg.shape[0])
-    last_row = int(np.searchsorted(indptr, at(stop - 1), side="right")) - 1
+    last_row = _row_holding(indptr, stop - 1)
     if last_row - r0 + 2 > cap:  # too many rows for the offsets buffer: end the piece early
         last_row = r0 + cap - 2
         stop = int(indptr[last_row + 1])
