@@ -97,7 +97,7 @@ def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack, near
             lo = indptr[v]
             rv = rindex[v]
             w = -1  # the vertex to descend into, if any
-            if frame_root[d] & _NEAR:
+            if nearest and frame_root[d] & _NEAR:  # nearest first: no flag load without it
                 frame_root[d] &= ~_NEAR
                 near = _nearest_successor(indptr, indices, v) if pos - lo > 1 else v
                 if rindex[near] == 0:
