@@ -42,6 +42,27 @@ def test_csr_held_graphs_are_probed_from_their_rows():
     assert not g.has_coo  # the probe does not expand the rows
 
 
+def test_samples_do_not_alias_with_rows_of_one_length():
+    """A CSR whose rows all hold two entries, a local one then a far one (as a one-way
+    grid's rows), with 2 * 4095 * 64 entries: evenly spaced samples land on positions
+    128 i - 1, every one a far entry after the first; one sample per stretch, placed by
+    a hash, reads both kinds."""
+    from concomp._shared.locality import sample_positions
+
+    rows, width = 4095 * 64, 4096
+    v = np.arange(rows)
+    dst = np.stack([v + 1, v + width], axis=1).ravel()
+    indptr = np.r_[np.arange(0, 2 * rows + 1, 2), np.full(width, 2 * rows)]
+    g = concomp.Graph.from_csr(indptr, dst, rows + width, directed=True)
+    even = np.linspace(0, dst.size - 1, 4096).astype(np.int64)
+    assert np.all(even[1:] % 2 == 1)  # the trap: the far entry of every row sampled
+    assert local_share(g) == pytest.approx(0.5, abs=0.05)
+    for m, num in ((dst.size, 4096), (10, 10), (4097, 4096), (5, 1)):
+        pos = sample_positions(np, m, num)
+        stretch = (np.arange(num) * m) // num
+        assert np.all(pos >= stretch) and np.all(pos < np.r_[stretch[1:], m])
+
+
 def test_options_force_either_order_and_the_choice_is_cached():
     g = path(1000)
     assert not keyed(g, Options(link_order="id"))

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["LOCAL_SHARE", "LOCAL_WINDOW", "SAMPLES", "host_local_share", "window"]
+__all__ = [
+    "JITTER",
+    "LOCAL_SHARE",
+    "LOCAL_WINDOW",
+    "SAMPLES",
+    "host_local_share",
+    "sample_positions",
+    "window",
+]
 
 #: Edges whose ids differ by at most this many (at most n / 64) count as local.
 LOCAL_WINDOW = 1024
@@ -20,6 +28,8 @@ LOCAL_WINDOW = 1024
 LOCAL_SHARE = 0.25
 #: Edges sampled.
 SAMPLES = 4096
+#: Multiplier of the hash that places each sample inside its stretch of the edges.
+JITTER = 0x9E3779B97F4A7C15
 
 
 def window(num_nodes: int) -> int:
@@ -27,16 +37,34 @@ def window(num_nodes: int) -> int:
     return max(1, min(LOCAL_WINDOW, num_nodes // 64))
 
 
+def sample_positions(xp: Any, m: int, num: int) -> Any:
+    """Positions of ``num <= m`` sampled edges among ``m``: one in each of ``num`` equal
+    stretches, placed inside it by a hash of the stretch's number.
+
+    Evenly spaced positions alias with a CSR whose rows all have one length: on a
+    4096 x 4096 grid of one-way streets, rows of two entries, every sample fell on a
+    row's second entry, the vertical one (none local, where half the arcs are). The
+    hash breaks any such period; ``cuda/probe.cu`` computes the same positions.
+    """
+    i = xp.arange(num, dtype=xp.int64)
+    pos = (i * m) // num
+    stride = m // num
+    if stride > 1:
+        mixed = (i.astype(xp.uint64) * xp.uint64(JITTER)) >> xp.uint64(33)
+        pos += (mixed % xp.uint64(stride)).astype(xp.int64)
+    return pos
+
+
 def host_local_share(graph: Any) -> float:
-    """Share of evenly spaced edges of ``graph`` whose ends are at most
-    :func:`window` ids apart (0 for a graph without edges), read with the graph's own
-    array module: its edge list where it holds one, else its CSR (rows found by a
+    """Share of sampled edges of ``graph`` (:func:`sample_positions`) whose ends are at
+    most :func:`window` ids apart (0 for a graph without edges), read with the graph's
+    own array module: its edge list where it holds one, else its CSR (rows found by a
     search of the row pointer)."""
     m = graph.num_edges
     if m == 0:
         return 0.0
     xp = graph.xp
-    pos = xp.linspace(0, m - 1, num=min(SAMPLES, m)).astype(xp.int64)
+    pos = sample_positions(xp, m, min(SAMPLES, m))
     if graph.has_coo:
         src, dst = graph.coo()
         u, v = src[pos], dst[pos]

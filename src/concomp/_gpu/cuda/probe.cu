@@ -2,9 +2,10 @@
 // launch per statistic into four doubles that the host reads once:
 //   out[0] sampled vertices, out[1] sum of their degrees, out[2] sum of squared degrees,
 //   out[3] sampled edges whose ends are at most `window` ids apart.
-// Vertices: 0, step, 2 step, ... below n. Edges: position floor(i (m - 1) / (num - 1))
-// for i < num (numpy.linspace's positions, truncated), read from a COO edge list or
-// from a CSR, whose row of a position is found by binary search.
+// Vertices: 0, step, 2 step, ... below n. Edges: one position in each of num equal
+// stretches of the m edges, placed inside it by a hash of i (locality.sample_positions,
+// the same integers), read from a COO edge list or from a CSR, whose row of a position
+// is found by binary search.
 // Also the count of root labels' roots, the one number a count-only call reads back.
 #include "common.cuh"
 
@@ -38,10 +39,9 @@ __global__ void probe_degrees(const P* __restrict__ indptr, long long n, long lo
 }
 
 __device__ __forceinline__ long long probe_position(long long i, long long m, long long num) {
-    if (num <= 1) return 0;
-    double step = (double)(m - 1) / (double)(num - 1);
-    long long p = (long long)((double)i * step);
-    return p < m ? p : m - 1;
+    long long p = i * m / num, stride = m / num;
+    if (stride > 1) p += (long long)((((u64)i * 0x9E3779B97F4A7C15ull) >> 33) % (u64)stride);
+    return p;
 }
 
 __device__ __forceinline__ bool probe_local(long long u, long long v, long long window) {
