@@ -111,3 +111,71 @@ def test_device_probe_matches_the_array_expressions(name):
     assert degree_cv(dev) == pytest.approx(want_cv, rel=1e-9, abs=1e-12)
     assert "probe" in dev._device_cache
     assert keyed(dev, Options()) == keyed(host, Options())
+
+
+def _device_arrays(host):
+    """The arrays a user would hand over: a symmetric CSR and the one-direction pairs."""
+    import cupy as cp
+
+    indptr, indices, _ = host.undirected_csr()
+    src, dst = host.coo()
+    one = np.asarray(src) < np.asarray(dst)
+    pairs = (cp.asarray(np.asarray(src)[one]), cp.asarray(np.asarray(dst)[one]))
+    return (cp.asarray(indptr), cp.asarray(indices)), pairs
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", [name for name, _ in _probe_cases()])
+def test_validation_reads_the_probe_in_its_own_download(name, monkeypatch):
+    """A graph built from device arrays knows its link order (and, a symmetric CSR, its
+    degree spread) from the input checks' one download: the first run launches no probe
+    of its own, and the answers equal the probe's on the same graph."""
+    from concomp._gpu import probe as probe_module
+    from concomp._gpu.autoselect import degree_cv
+
+    host = dict(_probe_cases())[name]
+    (indptr, indices), (src, dst) = _device_arrays(host)
+    n = host.num_nodes
+    built = {
+        "csr": concomp.Graph.from_csr(indptr, indices, n, symmetric=True),
+        "pairs": concomp.Graph.from_edges(src, dst, n),
+    }
+    want = {}
+    for kind in built:
+        again = (
+            concomp.Graph(n, indptr=indptr, indices=indices, symmetric=True)
+            if kind == "csr"
+            else concomp.Graph(n, src=src, dst=dst)
+        )  # the same arrays, unvalidated: nothing cached
+        want[kind] = (local_share(again), degree_cv(again))
+
+    def no_probe(*args, **kwargs):
+        raise AssertionError("the probe ran again after validation had read it")
+
+    monkeypatch.setattr(probe_module, "launch", no_probe)
+    for kind, g in built.items():
+        assert local_share(g) == want[kind][0], kind
+        assert keyed(g, Options()) == (want[kind][0] >= LOCAL_SHARE), kind
+    assert degree_cv(built["csr"]) == pytest.approx(want["csr"][1], rel=1e-12, abs=1e-12)
+    counts = {k: concomp.connected_components(g, device="gpu")[0] for k, g in built.items()}
+    assert counts["csr"] == counts["pairs"] == concomp.connected_components(host)[0]
+
+
+@pytest.mark.gpu
+def test_invalid_device_input_caches_no_probe():
+    """Input the fused checks reject goes to the general checks, which raise; a graph
+    built without ``num_nodes`` reads no probe (its window depends on ``n``)."""
+    import cupy as cp
+
+    from concomp.errors import InvalidGraphError
+
+    src, dst = cp.asarray([0, 1, 5]), cp.asarray([1, 2, 3])
+    with pytest.raises(InvalidGraphError, match=r"dst|src"):
+        concomp.Graph.from_edges(src, dst, 4)
+    with pytest.raises(InvalidGraphError, match="indptr"):
+        concomp.Graph.from_csr(cp.asarray([0, 2, 1, 3]), cp.asarray([1, 0, 2]), 3)
+    g = concomp.Graph.from_edges(src, dst)
+    assert "probe" not in g._device_cache
+    # window 1 on 6 vertices: (0, 1) and (1, 2) are local, (5, 3) is not
+    probed = concomp.Graph.from_edges(src, dst, 6)._device_cache["probe"]
+    assert probed["local_share"] == pytest.approx(2 / 3)

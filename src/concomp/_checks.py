@@ -264,10 +264,17 @@ def _resolve_n(num_nodes: Any, *arrays: Any, name: str = "num_nodes") -> int | N
 
 
 def validate_edges(
-    src: Any, dst: Any, num_nodes: int | None = None, *, weights: Any = None
+    src: Any,
+    dst: Any,
+    num_nodes: int | None = None,
+    *,
+    weights: Any = None,
+    stats: dict | None = None,
 ) -> tuple[int, Any, Any, Any]:
     """``(n, src, dst, weights)`` checked and cast to the index type (the arrays of a
-    :class:`~concomp.Graph` built from two id arrays)."""
+    :class:`~concomp.Graph` built from two id arrays). ``stats``, a dict, receives the
+    GPU probe's answers where the fused device checks gathered them in their download
+    (:class:`concomp._gpu.probe_launch.CheckProbe`; device arrays with ``num_nodes`` given)."""
     src, dst = _as_id_array(src, "src"), _as_id_array(dst, "dst")
     if get_xp(src) is not get_xp(dst):
         raise InvalidGraphError(
@@ -275,7 +282,7 @@ def validate_edges(
             "one CuPy). Fix: move both to the same device."
         )
     n = _resolve_n(num_nodes)
-    fast = _device_edges_valid(src, dst, n)
+    fast = _device_edges_valid(src, dst, n, stats)
     if fast is not None:
         n = fast
     else:
@@ -294,10 +301,19 @@ def validate_edges(
 
 
 def validate_csr(
-    indptr: Any, indices: Any, num_nodes: int | None = None, *, weights: Any = None
+    indptr: Any,
+    indices: Any,
+    num_nodes: int | None = None,
+    *,
+    weights: Any = None,
+    stats: dict | None = None,
+    symmetric: bool = False,
 ) -> tuple[int, Any, Any, Any]:
     """``(n, indptr, indices, weights)`` checked and cast to the index type (the arrays of
-    a :class:`~concomp.Graph` built from CSR arrays; the i-th stored entry is edge ``i``)."""
+    a :class:`~concomp.Graph` built from CSR arrays; the i-th stored entry is edge ``i``).
+    ``stats``, a dict, receives the GPU probe's answers where the fused device checks
+    gathered them in their download (:class:`concomp._gpu.probe_launch.CheckProbe`), with the
+    degree spread when the CSR is ``symmetric`` (its rows are the degrees)."""
     indptr, indices = _as_id_array(indptr, "indptr"), _as_id_array(indices, "indices")
     if indptr.ndim != 1 or indptr.shape[0] < 1:
         raise InvalidGraphError(
@@ -330,7 +346,7 @@ def validate_csr(
             f"num_nodes={n}; the matrix must be square. Fix: pass n + 1 "
             "offsets."
         )
-    if not _device_csr_valid(indptr, indices, n):
+    if not _device_csr_valid(indptr, indices, n, stats, symmetric):
         indices = check_ids(indices, "indices", n)
         check_indptr(indptr, int(indices.shape[0]))
     m = int(indices.shape[0])
@@ -339,11 +355,12 @@ def validate_csr(
     return n, indptr.astype(dt, copy=False), indices.astype(dt, copy=False), w
 
 
-def _device_edges_valid(src: Any, dst: Any, n: int | None) -> int | None:
+def _device_edges_valid(src: Any, dst: Any, n: int | None, stats: dict | None = None) -> int | None:
     """The vertex count of valid device edge arrays, checked in one fused pass per array
     and one host read (:mod:`concomp._gpu.checks`); None sends the input to the
     general checks (host arrays, other dtypes, or anything wrong, whose message they
-    word)."""
+    word). ``stats`` receives the probe's answers read in that download (valid input
+    with ``n`` given)."""
     if not (is_cupy_array(src) and is_cupy_array(dst)):
         return None
     from ._gpu._compat import fused_check_dtype, fused_id_range
@@ -352,10 +369,12 @@ def _device_edges_valid(src: Any, dst: Any, n: int | None) -> int | None:
         return None
     if src.shape[0] != dst.shape[0] or not src.size:
         return None
-    lo, hi = fused_id_range(src, dst)
+    lo, hi, probed = fused_id_range(src, dst, n if stats is not None else None)
     if lo < 0 or hi > MAX_NODES or (n is not None and hi >= n):
         return None
     if n is not None:
+        if stats is not None and probed is not None:
+            stats.update(probed)
         return n
     try:
         return check_num_nodes(hi + 1, "src", cause=f"vertex id {hi} implies")
@@ -363,19 +382,25 @@ def _device_edges_valid(src: Any, dst: Any, n: int | None) -> int | None:
         return None
 
 
-def _device_csr_valid(indptr: Any, indices: Any, n: int) -> bool:
+def _device_csr_valid(
+    indptr: Any, indices: Any, n: int, stats: dict | None = None, symmetric: bool = False
+) -> bool:
     """Whether device CSR arrays pass every check of :func:`validate_csr` on the ids and
     the row pointer, found in one fused pass each and one host read; False sends the
-    input to the general checks (which word the message, or pass host arrays)."""
+    input to the general checks (which word the message, or pass host arrays).
+    ``stats`` receives the probe's answers read in that download (valid input only)."""
     if not (is_cupy_array(indptr) and is_cupy_array(indices)):
         return False
     from ._gpu._compat import fused_check_dtype, fused_csr_facts
 
     if not (fused_check_dtype(indptr) and fused_check_dtype(indices)):
         return False
-    f = fused_csr_facts(indptr, indices)
+    f = fused_csr_facts(indptr, indices, n if stats is not None else None, symmetric)
     ids_ok = indices.size == 0 or (f["lo"] >= 0 and f["hi"] < n)
-    return ids_ok and f["decreases"] == 0 and f["first"] == 0 and f["last"] == indices.shape[0]
+    ok = ids_ok and f["decreases"] == 0 and f["first"] == 0 and f["last"] == indices.shape[0]
+    if ok and stats is not None and f["probe"] is not None:
+        stats.update(f["probe"])
+    return bool(ok)
 
 
 #: Row pointers longer than this are checked on all cores (numba loads on first use).

@@ -133,8 +133,9 @@ class Graph:
     ) -> Graph:
         """Validated graph from two id arrays (NumPy or CuPy) of positions ``range(n)``;
         ``node_ids`` (length ``n``) names the vertices where the ids were renumbered."""
-        n, src, dst, w = validate_edges(src, dst, num_nodes, weights=weights)
-        return cls(
+        stats: dict = {}  # the GPU probe's answers, where the device checks read them
+        n, src, dst, w = validate_edges(src, dst, num_nodes, weights=weights, stats=stats)
+        g = cls(
             n,
             src=src,
             dst=dst,
@@ -143,6 +144,8 @@ class Graph:
             symmetric=symmetric,
             node_ids=node_ids,
         )
+        g._adopt_probe(stats)
+        return g
 
     @classmethod
     def from_csr(
@@ -156,10 +159,21 @@ class Graph:
         symmetric: bool = False,
     ) -> Graph:
         """Validated graph from CSR arrays (NumPy or CuPy)."""
-        n, indptr, indices, w = validate_csr(indptr, indices, num_nodes, weights=weights)
-        return cls(
+        stats: dict = {}  # the GPU probe's answers, where the device checks read them
+        n, indptr, indices, w = validate_csr(
+            indptr, indices, num_nodes, weights=weights, stats=stats, symmetric=symmetric
+        )
+        g = cls(
             n, indptr=indptr, indices=indices, weights=w, directed=directed, symmetric=symmetric
         )
+        g._adopt_probe(stats)
+        return g
+
+    def _adopt_probe(self, stats: dict) -> None:
+        """Cache the GPU probe's answers that validation read with its own facts
+        (:mod:`concomp._gpu.probe`): the first run then needs no read of its own."""
+        if stats:
+            self._device_cache["probe"] = stats
 
     # ------------------------------------------------------------------ facts
     @property

@@ -212,18 +212,37 @@ def fused_check_dtype(a: Any) -> bool:
     return fast_dtype(a)
 
 
-def fused_id_range(*arrays: Any) -> tuple[int, int]:
-    """:func:`concomp._gpu.checks.id_range`."""
+def fused_id_range(src: Any, dst: Any, n: int | None = None) -> tuple[int, int, Any]:
+    """:func:`concomp._gpu.checks.id_range` of an edge list, and, where ``n`` is known,
+    the GPU probe's answers for it (:class:`concomp._gpu.probe_launch.CheckProbe`) read in the
+    same download (else None)."""
     from .checks import id_range
 
-    return id_range(cupy_module(), *arrays)
+    extra = None
+    if n is not None:
+        from .probe_launch import CheckProbe
+
+        extra = CheckProbe(cupy_module(), n, coo=(src, dst))
+    lo, hi = id_range(cupy_module(), src, dst, extra=extra)
+    return lo, hi, extra.facts if extra is not None else None
 
 
-def fused_csr_facts(indptr: Any, indices: Any) -> dict[str, int]:
-    """:func:`concomp._gpu.checks.csr_facts`."""
+def fused_csr_facts(
+    indptr: Any, indices: Any, n: int | None = None, degrees: bool = False
+) -> dict[str, Any]:
+    """:func:`concomp._gpu.checks.csr_facts`, and, given ``n``, the GPU probe's answers
+    for the CSR under ``"probe"`` (None for types the probe does not read), read in the
+    same download; ``degrees``: the rows are the undirected degrees (a symmetric CSR)."""
     from .checks import csr_facts
 
-    return csr_facts(cupy_module(), indptr, indices)
+    extra = None
+    if n is not None:
+        from .probe_launch import CheckProbe
+
+        extra = CheckProbe(cupy_module(), n, csr=(indptr, indices), degrees=degrees)
+    facts: dict[str, Any] = dict(csr_facts(cupy_module(), indptr, indices, extra))
+    facts["probe"] = extra.facts if extra is not None else None
+    return facts
 
 
 def fused_nan_count(w: Any) -> int | None:

@@ -43,6 +43,7 @@ from __future__ import annotations
 from ..graph import Graph
 from ..options import Options
 from ..variants import Variant
+from .probe_launch import DEGREE_SAMPLES
 
 #: Average degree (CSR entries per vertex) under which sampling is skipped.
 LOW_DEGREE = 3.0
@@ -52,7 +53,6 @@ MESH_DEGREE = 7.0
 #: Coefficient of variation of sampled degrees above which a graph counts as skewed
 #: (uniform random graphs sit near 1/sqrt(mean degree), R-MAT graphs well above 1).
 SKEWED_CV = 1.0
-DEGREE_SAMPLES = 4096
 #: Share of the free device memory that building a symmetric CSR may take.
 CSR_FREE_SHARE = 0.5
 

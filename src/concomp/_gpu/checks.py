@@ -16,13 +16,13 @@ imports ``_compat``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from . import _build
 
-__all__ = ["INSTANTIATIONS", "csr_facts", "fast_dtype", "id_range", "nan_count"]
+__all__ = ["INSTANTIATIONS", "Extra", "csr_facts", "fast_dtype", "id_range", "nan_count"]
 
 #: Integer dtypes the kernels read (the others take the general path).
 _CTYPES = {
@@ -51,9 +51,33 @@ def _launch(cp: Any, name: str, work: int, args: tuple) -> None:
     _build.function(cp, "checks.cu", name)(_build.grid(work), (_build.BLOCK,), args)
 
 
-def _facts(cp: Any) -> Any:
-    """The five words the kernels reduce into, zeroed (``checks.cu`` says why zero)."""
-    return cp.zeros(5, dtype=np.int64)
+class Extra(Protocol):
+    """More reductions launched beside the checks into ``words`` further zeroed words
+    of the same buffer (as float64) and read back in the same download: the caller's
+    statistics cost no host synchronisation of their own."""
+
+    words: int
+
+    def launch(self, out: Any) -> None: ...
+
+    def read(self, words: np.ndarray) -> None: ...
+
+
+def _facts(cp: Any, extra: Extra | None = None) -> Any:
+    """The five words the kernels reduce into, zeroed (``checks.cu`` says why zero),
+    and ``extra``'s words after them."""
+    return cp.zeros(5 + (extra.words if extra is not None else 0), dtype=np.int64)
+
+
+def _download(out: Any, extra: Extra | None) -> np.ndarray:
+    """Launch ``extra`` into its words, download everything, hand ``extra`` its words,
+    and return the five facts' words."""
+    if extra is not None:
+        extra.launch(out[5:].view(np.float64))
+    words = out.get()
+    if extra is not None:
+        extra.read(words[5:].view(np.float64))
+    return words[:5]
 
 
 _SIGN = 1 << 63
@@ -87,26 +111,28 @@ def _range_into(cp: Any, a: Any, out: Any) -> None:
         _launch(cp, f"id_range<{_CTYPES[a.dtype.name]}>", m, (a, np.int64(m), out))
 
 
-def id_range(cp: Any, *arrays: Any) -> tuple[int, int]:
+def id_range(cp: Any, *arrays: Any, extra: Extra | None = None) -> tuple[int, int]:
     """``(smallest, largest)`` value over every array (``fast_dtype`` ones; at least one
-    entry in all), in one pass each and one download; ``cp`` is the CuPy module."""
-    out = _facts(cp)
+    entry in all), in one pass each and one download (``extra``'s too); ``cp`` is the
+    CuPy module."""
+    out = _facts(cp, extra)
     for a in arrays:
         _range_into(cp, a, out)
-    lo, hi = _decode(out.get())[:2]
+    lo, hi = _decode(_download(out, extra))[:2]
     return lo, hi
 
 
-def csr_facts(cp: Any, indptr: Any, indices: Any) -> dict[str, int]:
-    """The facts the CSR checks need, in one download: ``lo``/``hi`` (range of the
-    indices, ``lo > hi`` when there are none), ``decreases`` (how often the row
-    pointer falls), ``first`` and ``last`` (its ends); ``cp`` is the CuPy module."""
-    out = _facts(cp)
+def csr_facts(cp: Any, indptr: Any, indices: Any, extra: Extra | None = None) -> dict[str, int]:
+    """The facts the CSR checks need, in one download (``extra``'s too): ``lo``/``hi``
+    (range of the indices, ``lo > hi`` when there are none), ``decreases`` (how often
+    the row pointer falls), ``first`` and ``last`` (its ends); ``cp`` is the CuPy
+    module."""
+    out = _facts(cp, extra)
     _range_into(cp, indices, out)
     rows = int(indptr.shape[0]) - 1
     name = f"offsets_check<{_CTYPES[indptr.dtype.name]}>"
     _launch(cp, name, max(rows, 1), (indptr, np.int64(rows), out))
-    lo, hi, dec, first, last = _decode(out.get())
+    lo, hi, dec, first, last = _decode(_download(out, extra))
     return {"lo": lo, "hi": hi, "decreases": dec, "first": first, "last": last}
 
 

@@ -12,7 +12,6 @@ only when asked (they need the symmetric rows, which a COO graph builds first).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,7 @@ from . import ops
 from ._compat import cupy_or_raise, out_of_memory_guard
 from ._compile import get_kernel, prefetch
 from .kernels import BLOCK, grid_for
+from .probe_launch import _CTYPES, WORDS, launch
 
 __all__ = [
     "INSTANTIATIONS",
@@ -33,9 +33,6 @@ __all__ = [
     "probe",
 ]
 
-_CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-_THREADS = 256
-_MAX_BLOCKS = 32
 INSTANTIATIONS = (
     [f"probe_degrees<{p}>" for p in _CTYPES.values()]
     + [f"probe_local_coo<{t}>" for t in _CTYPES.values()]
@@ -124,53 +121,37 @@ def _wide(a: Any) -> Any:
     return a if a.dtype in _CTYPES else a.astype(np.int64)
 
 
-def _blocks(samples: int) -> tuple[int]:
-    return (max(1, min(_MAX_BLOCKS, -(-samples // _THREADS))),)
-
-
 def probe(
     graph: Graph, *, degrees: bool, degree_samples: int, edge_samples: int, window: int
 ) -> dict[str, float]:
     """``{"local_share": ..., "degree_cv": ...}`` of a device graph (``degree_cv`` only
     with ``degrees``), as :mod:`concomp._gpu.autoselect` and
-    :mod:`concomp._gpu.link_order` define them; cached on ``graph``."""
+    :mod:`concomp._gpu.link_order` define them; cached on ``graph`` (the fused input
+    checks of a graph built from device arrays fill the cache in their own download,
+    :func:`concomp.Graph.from_csr`)."""
     cached = graph._device_cache.get("probe")
     if cached is not None and (not degrees or "degree_cv" in cached):
         return cached
     cp = cupy_or_raise()
-    out = cp.zeros(6, dtype=np.float64)
+    out = cp.zeros(WORDS, dtype=np.float64)
     n, m = graph.num_nodes, graph.num_edges
+    rows = None
     if degrees and n:
         with out_of_memory_guard(f"the symmetric CSR of {graph!r}"):
-            indptr = _wide(graph.undirected_rows()[0])
-        step = max(1, n // degree_samples)
-        name = f"probe_degrees<{_CTYPES[indptr.dtype]}>"
-        samples = -(-n // step)
-        args0 = (indptr, np.int64(n), np.int64(step), out)
-        get_kernel("probe.cu", name)(_blocks(samples), (_THREADS,), args0)
-    num = min(edge_samples, m)
-    if num:
-        if graph.has_coo:
-            src, dst = graph.coo()
-            src, dst = _wide(src), _wide(dst)
-            if src.dtype != dst.dtype:
-                src, dst = src.astype(np.int64), dst.astype(np.int64)
-            name = f"probe_local_coo<{_CTYPES[src.dtype]}>"
-            args: tuple = (src, dst)
-        else:
-            indptr, indices, _ = graph.csr()
-            indptr, indices = _wide(indptr), _wide(indices)
-            name = f"probe_local_csr<{_CTYPES[indptr.dtype]}, {_CTYPES[indices.dtype]}>"
-            args = (indptr, indices, np.int64(n))
-        get_kernel("probe.cu", name)(
-            _blocks(num), (_THREADS,),
-            (*args, np.int64(m), np.int64(num), np.int64(window), out),
-        )  # fmt: skip
-    k, total, squares, local = (float(x) for x in out.get()[:4])
-    facts = {"local_share": local / num if num else 0.0}
+            rows = _wide(graph.undirected_rows()[0])
+    if graph.has_coo:
+        src, dst = graph.coo()
+        edges: dict[str, Any] = {"coo": (_wide(src), _wide(dst))}
+    else:
+        indptr, indices, _ = graph.csr()
+        edges = {"csr": (_wide(indptr), _wide(indices))}
+    launched = launch(
+        cp, out, n, m, **edges, degree_indptr=rows, degree_samples=degree_samples,
+        edge_samples=edge_samples, window=window,
+    )  # fmt: skip
+    assert launched is not None  # _wide gave every array a type the kernels read
+    facts = launched.facts(out.get())
     if degrees:
-        mean = total / k if k else 0.0
-        var = max(squares / k - mean * mean, 0.0) if k else 0.0
-        facts["degree_cv"] = math.sqrt(var) / mean if mean > 0 else 0.0
+        facts.setdefault("degree_cv", 0.0)  # no vertices
     graph._device_cache["probe"] = facts
     return facts
