@@ -43,9 +43,15 @@ per graph ``times_ms[key]`` (every timed run), ``memory_bytes[key]``,
 ``skipped`` with reasons. Prints the table that ``python -m concomp.bench.render
 RESULT.json --host-input FILE`` adds to RESULTS.md.
 
+Corpus graphs (``--graphs``, names of :data:`concomp.generators.corpus.CORPUS`) join the
+R-MAT scales with the corpus's own ids and edge order, each undirected edge once: grids,
+meshes, paths and road networks arrive numbered along their geometry, as files number
+them. SciPy runs on graphs of at most ``--scipy-max-edges`` edges.
+
 Usage::
 
     python benchmarks/bench_host_input.py --scales 22 24    # GPU machine
+    python benchmarks/bench_host_input.py --scales --graphs grid2d-natural road-usa-nw
     python benchmarks/bench_host_input.py --devices cpu --scales 16 --sweep --reps 2
     python benchmarks/bench_host_input.py --scales 22 --sweep --no-memory \
         --entries components,forest,msf,insert,csgraph
@@ -177,6 +183,24 @@ def pinned_bandwidth() -> float:
     return h.nbytes / statistics.median(ts[1:]) / 1e9
 
 
+def corpus_host(name: str, gpu: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
+    """Corpus graph ``name`` (:data:`concomp.generators.corpus.CORPUS`, built on the GPU
+    when one is usable) as host int64 pairs ``s < d``, each undirected edge once, in the
+    order the corpus lists them and with the corpus's ids: grids, meshes, paths and road
+    networks keep ids that follow their geometry, as their files number them. Self-loops
+    are dropped (they join nothing)."""
+    from concomp.generators.corpus import CORPUS
+
+    g = CORPUS[name].build("gpu" if gpu else "cpu")
+    s, d = ((a.get() if gpu else np.asarray(a)).astype(np.int64) for a in g.coo())
+    if g.symmetric:  # both directions listed: keep one
+        keep = s < d
+        return s[keep], d[keep], g.num_nodes
+    s, d = np.minimum(s, d), np.maximum(s, d)
+    keep = s != d
+    return s[keep], d[keep], g.num_nodes
+
+
 def rmat_host(scale: int, seed: int = 1, gpu: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
     g = concomp.generators.rmat(scale, 16, seed=seed, device="gpu" if gpu else "cpu")
     s, d = ((a.get() if gpu else a).astype(np.int64) for a in g.coo())
@@ -221,9 +245,9 @@ class Run:
         row["times_ms"][key] = times
         print(f"  {key:44s} {statistics.median(times):9.1f} ms", flush=True)
 
-    def graph(self, scale: int, folder: Path) -> None:
-        name, reps = f"rmat{scale}", self.args.reps
-        s, d, n = rmat_host(scale, gpu=self.gpu_ok)
+    def graph(self, name: str, s: np.ndarray, d: np.ndarray, n: int, folder: Path) -> None:
+        """Every row of one graph: ``s < d``, each undirected edge once, over ``n`` ids."""
+        reps = self.args.reps
         row: dict[str, Any] = {"n": n, "m": int(s.shape[0]), "times_ms": {}}
         row.update(bytes_int64_pairs=int(s.nbytes + d.nbytes), bytes_input={}, auto_device={})
         self.graphs[name] = row
@@ -247,13 +271,13 @@ class Run:
                     self.time_kind(row, kind, graph, dev)
             self.entries(row, name, kind, graph, s, d)
             if cc and kind == _SYMMETRIC:
-                self.scipy(row, name, scale, lambda g=graph: (g, row["bytes_input"][kind]))
+                self.scipy(row, name, lambda g=graph: (g, row["bytes_input"][kind]))
                 self.stream_symmetric(row, name, graph)
             if cc and kind == _FILE:
                 self.stream_file(row, name, graph)
             del graph
         if cc and _SYMMETRIC not in built:
-            self.scipy(row, name, scale, lambda: KINDS[_SYMMETRIC](s, d, n, folder))
+            self.scipy(row, name, lambda: KINDS[_SYMMETRIC](s, d, n, folder))
         if cc and self.args.memory:
             save_edges(folder, s, d)
             self.memory(row, name, folder, built)
@@ -341,10 +365,11 @@ class Run:
         if dev == "auto":
             row["auto_device"][kind] = auto_device(auto)
 
-    def scipy(self, row: dict[str, Any], name: str, scale: int, make: Callable) -> None:
-        """SciPy on the symmetric CSR ``make()`` returns (with the bytes of its ids)."""
-        if scale > self.args.scipy_max_scale:
-            self.skip(SCIPY_KEY, f"scale {scale} > --scipy-max-scale", name)
+    def scipy(self, row: dict[str, Any], name: str, make: Callable) -> None:
+        """SciPy on the symmetric CSR ``make()`` returns (with the bytes of its ids), on
+        graphs of at most ``--scipy-max-edges`` edges."""
+        if row["m"] > self.args.scipy_max_edges:
+            self.skip(SCIPY_KEY, f"{row['m']} edges > --scipy-max-edges", name)
             return
         graph, row["bytes_input"][_SYMMETRIC] = make()
         times, out, _ = timed(lambda: scipy_cc(graph, directed=False), self.args.reps)
@@ -427,10 +452,12 @@ def probe(kind: str, device: str, folder: Path, n: int) -> dict[str, Any]:
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scales", type=int, nargs="+", default=[22])
+    ap.add_argument("--scales", type=int, nargs="*", default=[22])
+    ap.add_argument("--graphs", nargs="*", default=[], metavar="NAME", help="corpus graphs")
     ap.add_argument("--sweep", type=int, nargs="*", default=[14, 16, 18, 20, 22, 24])
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--scipy-max-scale", type=int, default=22)
+    # R-MAT scale 22 has 64 M edges; SciPy takes tens of seconds a call above that
+    ap.add_argument("--scipy-max-edges", type=int, default=70_000_000)
     ap.add_argument("--devices", nargs="+", choices=DEVICES, default=list(DEVICES))
     ap.add_argument("--kinds", nargs="+", choices=list(KINDS), default=list(KINDS))
     ap.add_argument("--entries", type=_entries, default=["components"])
@@ -483,7 +510,10 @@ def main(argv: list[str] | None = None) -> None:
 
     with tempfile.TemporaryDirectory(prefix="host-input-") as folder:
         for scale in args.scales:
-            run.graph(scale, Path(folder))
+            run.graph(f"rmat{scale}", *rmat_host(scale, gpu=run.gpu_ok), Path(folder))
+            save(False)
+        for name in args.graphs:
+            run.graph(name, *corpus_host(name, gpu=run.gpu_ok), Path(folder))
             save(False)
     for scale in args.sweep:
         run.sweep(scale)
