@@ -79,9 +79,11 @@ def test_edge_lists_whose_csr_would_not_fit_take_the_coo_finish(large, monkeypat
     need = autoselect.csr_build_bytes(g)
     assert need > 2 * g.num_edges * 40
     monkeypatch.setattr(autoselect, "_device_free", lambda graph: 2 * need)
+    assert str(autoselect.choose(g, large)) == "none-rem_cas-splice-coo"  # its first run
     assert str(autoselect.choose(g, large)) == "hb3-rem_cas-splice-csr"
     g2 = concomp.as_graph((src, dst))
     monkeypatch.setattr(autoselect, "_device_free", lambda graph: 2 * need - 1)
+    autoselect.choose(g2, large)
     assert str(autoselect.choose(g2, large)) == "none-rem_cas-splice-coo"
     g2.undirected_csr()  # a graph that holds its CSR costs nothing more
     assert autoselect.csr_build_bytes(g2) == 0
@@ -90,3 +92,41 @@ def test_edge_lists_whose_csr_would_not_fit_take_the_coo_finish(large, monkeypat
 def test_host_graphs_ignore_device_memory():
     g = concomp.generators.rmat(10, 8, seed=1)
     assert autoselect._device_free(g) is None
+
+
+def test_an_edge_list_runs_the_coo_finish_first_and_the_rules_when_run_again(large):
+    """Sampling needs the symmetric CSR, whose sort costs more than the unsampled COO
+    finish: a graph held as pairs is run without it the first time, and builds it only
+    when the rules pick a sampled variant for a later run (then cached)."""
+    src, dst = concomp.generators.rmat(14, 16, seed=3).coo()
+    g = concomp.as_graph((src, dst))
+    assert str(autoselect.choose(g, large)) == "none-rem_cas-splice-coo"
+    assert g._ucsr is None  # the first choice built nothing
+    second = autoselect.choose(g, large)
+    assert str(second) == "hb3-rem_cas-splice-csr"
+    assert autoselect.choose(g, large) is second
+    held = concomp.generators.rmat(14, 16, seed=3)  # holds its symmetric CSR
+    assert str(autoselect.choose(held, large)) == "hb3-rem_cas-splice-csr"
+
+
+@pytest.mark.gpu
+def test_device_edge_lists_run_the_coo_finish_first(caplog):
+    """Through the public call on device pairs: the first run takes the COO finish and
+    builds no CSR, the second the sampled rule's variant; both give SciPy's labels."""
+    import logging
+
+    import cupy as cp
+
+    host = concomp.generators.rmat(16, 16, seed=3)
+    src, dst = host.coo()
+    one = src < dst
+    g = concomp.Graph.from_edges(cp.asarray(src[one]), cp.asarray(dst[one]), host.num_nodes)
+    want = concomp.connected_components(host)[1]
+    opts = Options(auto_small_entries=0)
+    with caplog.at_level(logging.DEBUG, logger="concomp"):
+        first = concomp.connected_components(g, device="gpu", options=opts)[1]
+        assert g._ucsr is None
+        second = concomp.connected_components(g, device="gpu", options=opts)[1]
+    ran = [r.getMessage() for r in caplog.records if "algorithm=auto ->" in r.getMessage()]
+    assert "none-rem_cas-splice-coo" in ran[0] and "hb3-rem_cas-splice-csr" in ran[1]
+    assert (cp.asnumpy(first) == want).all() and (cp.asnumpy(second) == want).all()

@@ -16,6 +16,11 @@ The rules, and why they hold (GConn section 4; ``python -m concomp.bench variant
   road graph of 1.2 M vertices given as a device CSR, 0.40 ms against 0.67 ms the
   other way (one H200, ``benchmarks/bench_fresh_calls.py``,
   ``benchmarks/results/2026-11-28-h200-f9b7343-fresh-calls.json``).
+- A graph that holds no symmetric CSR (an edge list) runs the unsampled COO finish
+  the first time it is run: every sampler and the CSR finish need the CSR, and
+  building it (a sort of every entry) costs more than the COO finish's one pass over
+  the edges, so a graph run once (most graphs) is fastest without it. Run again, the
+  rules below decide, and a sampled choice builds the CSR once for every later run.
 - Graphs with fewer CSR entries than ``Options.auto_small_entries`` run the
   unsampled finish: their runs are bound by launches, and one pass is the fewest.
 - Edge lists whose symmetric CSR would take more than :data:`CSR_FREE_SHARE` of the
@@ -126,10 +131,14 @@ def degree_cv(graph: Graph) -> float:
 
 
 def choose(graph: Graph, options: Options) -> Variant:
-    """The variant ``algorithm="auto"`` runs on the GPU for ``graph`` (cached on it)."""
+    """The variant ``algorithm="auto"`` runs on the GPU for ``graph`` (cached on it from
+    the first choice that the graph's layout does not decide alone)."""
     key = ("auto_variant", options.auto_small_entries)
     cached = graph._device_cache.get(key)
     if cached is None:
+        if held_layout(graph) == "coo" and not graph._device_cache.get("auto_ran_coo"):
+            graph._device_cache["auto_ran_coo"] = True  # run again: the rules decide
+            return Variant.parse("none-rem_cas-splice-coo")
         cached = graph._device_cache[key] = _choose(graph, options)
     return cached
 
