@@ -203,6 +203,8 @@ CPU_FINISHES: set[Finish] = (set(Finish) - UNION_FIND) | _static_rules("cpu")
 CPU_SAMPLINGS: set[Sampling] = set(Sampling)
 
 _NAME_RE = re.compile(r"^(?P<s>[a-z]+?)(?P<k>\d+)?-(?P<f>[a-z_]+)-(?P<c>[a-z]+)-(?P<l>[a-z]+)$")
+#: Variants parsed from their names (immutable, so one object serves every caller).
+_PARSED: dict[str, Variant] = {}
 
 
 def _choices(enum_cls: type[enum.Enum]) -> str:
@@ -320,6 +322,9 @@ class Variant:
         key = str(text).strip().lower()
         if key in PRESETS:
             return PRESETS[key]
+        parsed = _PARSED.get(key) if cls is Variant else None
+        if parsed is not None:  # auto parses its choice on every fresh graph
+            return parsed
         m = _NAME_RE.match(key)
         if not m:
             raise InvalidVariantError(
@@ -328,7 +333,10 @@ class Variant:
                 "'kout-async-halve-csr'."
             )
         k = int(m["k"]) if m["k"] else None
-        return cls(m["s"], m["f"], m["c"], m["l"], k)
+        parsed = cls(m["s"], m["f"], m["c"], m["l"], k)
+        if cls is Variant and len(_PARSED) < 4096:  # valid names only: a bounded set
+            _PARSED[key] = parsed
+        return parsed
 
     def supported_on(self, device: str) -> bool:
         """Whether the engine of ``device`` ("cpu" or "gpu") implements this variant."""
