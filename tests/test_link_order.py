@@ -127,15 +127,21 @@ def _device_arrays(host):
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", [name for name, _ in _probe_cases()])
 def test_validation_reads_the_probe_in_its_own_download(name, monkeypatch):
-    """A graph built from device arrays knows its link order (and, a symmetric CSR, its
-    degree spread) from the input checks' one download: the first run launches no probe
-    of its own, and the answers equal the probe's on the same graph."""
+    """A graph built from device arrays knows its link order (and, a symmetric CSR large
+    enough for auto to ask, its degree spread) from the input checks' one download: the
+    first run launches no probe of its own, and the answers equal the probe's on the
+    same graph."""
+    import concomp.options
     from concomp._gpu import probe as probe_module
     from concomp._gpu.autoselect import degree_cv
 
     host = dict(_probe_cases())[name]
     (indptr, indices), (src, dst) = _device_arrays(host)
     n = host.num_nodes
+    small = concomp.Graph.from_csr(indptr, indices, n, symmetric=True)
+    assert "degree_cv" not in small._device_cache["probe"]  # auto would not ask for it
+    # treat the test graph as large: auto reads its degrees, so validation does too
+    monkeypatch.setattr(concomp.options, "DEFAULTS", Options(auto_small_entries=0))
     built = {
         "csr": concomp.Graph.from_csr(indptr, indices, n, symmetric=True),
         "pairs": concomp.Graph.from_edges(src, dst, n),
