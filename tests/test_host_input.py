@@ -354,12 +354,15 @@ def test_gpu_host_graph_objects_stream_too():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("index_dtype", [None, np.int64])
-def test_gpu_streamer_csr_rows_expanded_on_the_device(index_dtype):
-    # slots of 300 edges hold at most 75 row offsets (int32 labels): most slots end
-    # early at a row boundary, and empty rows fall inside and between slots
+@pytest.mark.parametrize("max_deg", [12, 2])
+def test_gpu_streamer_csr_rows_expanded_on_the_device(index_dtype, max_deg):
+    # slots of 300 edges share their device column buffer between columns and row
+    # offsets in the CSR's proportion (about 4.4 entries a row, or 0.4 with rows of at
+    # most one entry): slots end at a row boundary when either runs out, and empty
+    # rows fall inside and between slots
     from concomp._gpu.streaming import Streamer
 
-    a = _random_csr(5, n=5000)
+    a = _random_csr(5, n=5000, max_deg=max_deg)
     eng = Streamer(
         a.shape[0],
         Variant.parse("none-rem_cas-splice-coo"),

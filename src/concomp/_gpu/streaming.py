@@ -251,6 +251,30 @@ def _csr_rows_kernel() -> Any:
     )
 
 
+def _offsets_share(chunk: int, rows: int, entries: int, itemsize: int) -> int:
+    """Slots (of ``itemsize`` bytes) at the end of a device column buffer of ``chunk``
+    that hold a CSR piece's row offsets (int32), in the CSR's own proportion of rows to
+    entries, between a sixteenth and half of the buffer: a fixed share cut the pieces
+    of a CSR of low degree short by their rows (a path's, one entry per row, at a
+    quarter of the buffer) and so took more pieces, each with its fixed cost.
+
+    Examples
+    --------
+    >>> _offsets_share(1 << 22, 1 << 24, 1 << 24, 4)  # a path: half for the offsets
+    2097152
+    >>> _offsets_share(1 << 22, 1 << 24, 1 << 25, 4)  # two entries a row: a third
+    1398103
+    >>> _offsets_share(1 << 22, 1 << 22, 1 << 26, 4)  # 16 a row: the least, a sixteenth
+    262144
+    >>> _offsets_share(1 << 22, 1 << 24, 1 << 24, 8)  # int64 slots hold two offsets each
+    1398103
+    """
+    per_slot = itemsize // 4  # int32 offsets a slot of the buffer holds
+    # columns and offsets run out together: chunk - tail = per_slot * tail * entries / rows
+    want = -(-chunk * rows // (rows + per_slot * entries)) if rows + entries else 0
+    return max(chunk // 16, min(chunk // 2, want + 1))
+
+
 # ----------------------------------------------------------------------------- the pipeline
 class _Slot:
     """One pinned host buffer, one device buffer, and the events that order their reuse."""
@@ -457,8 +481,9 @@ class Streamer:
         bus; the device expands the rows (:func:`_csr_rows_kernel`). So a CSR moves
         half the bytes of the same edges as pairs, and the host pass that stages the
         columns also finds their range for ``check``. A slot's row offsets live in
-        the tail of its device column buffer and in its (otherwise unused) pinned
-        row buffer, so the device budget is the same as for pairs. ``indptr`` must be
+        the tail of its device column buffer (:func:`_offsets_share` sizes it) and in
+        its (otherwise unused) pinned row buffer, so the device budget is the same as
+        for pairs. ``indptr`` must be
         a valid row pointer of at most ``num_nodes`` rows (the caller checks it).
         """
         rows = int(indptr.shape[0]) - 1
@@ -473,8 +498,7 @@ class Streamer:
             slot = self.slots[self.cur]
             slot.h2d_done.synchronize()  # the pinned buffers' previous copy has left
             slot.held = ()
-            # the last quarter of the device column buffer holds the row offsets
-            tail = self.chunk // 4
+            tail = _offsets_share(self.chunk, rows, m, self.dt.itemsize)
             room = self.chunk - tail
             seg_h = slot.hsrc.view(np.int32)[: tail * self.dt.itemsize // 4]
             stop, r0, nseg, lo, hi = stage_csr_columns(
