@@ -119,8 +119,8 @@ def test_render_markdown_rejects_other_documents(bad):
         render_markdown(bad)
 
 
-def _script(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, CONCOMP_DISABLE_GPU="1", PYTHONPATH=str(ROOT / "src"))
+def _script(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, **(env or {}), CONCOMP_DISABLE_GPU="1", PYTHONPATH=str(ROOT / "src"))
     done = subprocess.run(
         [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, env=env, cwd=ROOT
     )
@@ -264,3 +264,27 @@ def test_read_file_bytes_reads_every_byte_in_order(tmp_path):
     assert read_file_bytes(str(tmp_path / "small"), 16).tobytes() == b"abcde"
     (tmp_path / "empty").write_bytes(b"")
     assert read_file_bytes(str(tmp_path / "empty")).size == 0
+
+
+def test_script_takes_corpus_graphs_with_their_own_ids(tmp_path, real_data_dir):
+    """``--graphs`` times corpus graphs as the corpus numbers them, each undirected edge
+    once (``src < dst``), with SciPy's count as the reference every row must match."""
+    import numpy as np
+
+    from concomp.generators.corpus import CORPUS
+
+    out = tmp_path / "host.json"
+    env_real = {"CONCOMP_REAL_DATA": str(real_data_dir)}
+    done = _script("--scales", "--graphs", "road-luxembourg", "--devices", "cpu", "--kinds",
+                   "numpy pair int64", "scipy csr one direction", "--sweep", "--reps", "1",
+                   "--no-memory", "--out", str(out), env=env_real)  # fmt: skip
+    doc = json.loads(out.read_text())
+    assert list(doc["graphs"]) == ["road-luxembourg"]
+    g = doc["graphs"]["road-luxembourg"]
+    src, dst = CORPUS["road-luxembourg"].build("cpu").coo()
+    keep = np.asarray(src) < np.asarray(dst)
+    assert g["m"] == int(keep.sum()) and g["n"] == 114_599
+    assert {"numpy pair int64 / cpu", "scipy csr one direction / cpu", SCIPY_KEY} <= set(
+        g["times_ms"]
+    )
+    assert g["count"] == 1 and "### road-luxembourg" in done.stdout
