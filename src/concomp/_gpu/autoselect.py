@@ -12,15 +12,18 @@ The rules, and why they hold (GConn section 4; ``python -m concomp.bench variant
   other layout costs more than either: a sort of every entry for the CSR, a
   binary search per entry to expand CSR rows into pairs. On a graph run once (most
   graphs) that is most of the call: on a path of 2**24 vertices given as device
-  pairs, the CSR finish's call took 4.73 ms against 1.16 ms for the COO finish; on a
-  road graph of 1.2 M vertices given as a device CSR, 0.40 ms against 0.67 ms the
+  pairs, the CSR finish's call took 3.23 ms against 1.07 ms for the COO finish; on a
+  road graph of 1.2 M vertices given as a device CSR, 0.36 ms against 0.51 ms the
   other way (one H200, ``benchmarks/bench_fresh_calls.py``,
-  ``benchmarks/results/2026-11-28-h200-f9b7343-fresh-calls.json``).
+  ``benchmarks/results/2026-11-29-h200-b6ebbbe-fresh-calls.json``).
 - A graph that holds no symmetric CSR (an edge list) runs the unsampled COO finish
   the first time it is run: every sampler and the CSR finish need the CSR, and
   building it (a sort of every entry) costs more than the COO finish's one pass over
   the edges, so a graph run once (most graphs) is fastest without it. Run again, the
   rules below decide, and a sampled choice builds the CSR once for every later run.
+  R-MAT scale 22 as fresh device pairs: 1.01 ms, against 10.3 ms when its first run
+  built the CSR to sample (``…-h200-342af3b-fresh-calls-ab.json``, the trees before
+  and after this rule in one run).
 - Graphs with fewer CSR entries than ``Options.auto_small_entries`` run the
   unsampled finish: their runs are bound by launches, and one pass is the fewest.
 - Edge lists whose symmetric CSR would take more than :data:`CSR_FREE_SHARE` of the

@@ -8,6 +8,11 @@ host synchronisation, a visible share of a call on a graph that is run once. Her
 ``cuda/probe.cu`` answers both, one launch each, into one small array read once; the
 answers are cached on the graph (``Graph._device_cache["probe"]``). Degrees are read
 only when asked (they need the symmetric rows, which a COO graph builds first).
+
+A graph built from device arrays has the answers already: the fused input checks
+launch the same kernels beside their own and read both in one download
+(:class:`concomp._gpu.probe_launch.CheckProbe`; the degrees of a symmetric CSR as
+large as ``auto`` asks about), so its first run reads nothing back for them.
 """
 
 from __future__ import annotations
