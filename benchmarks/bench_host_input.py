@@ -14,8 +14,10 @@ the file's bytes read alone on all threads (the floor of any reader). A kind who
 library does not import, and every GPU row where no GPU is usable, is
 skipped and recorded with the reason. Wall clock
 (``perf_counter``), median of ``--reps`` after a warm-up; the counts of every call
-must agree. ``device="auto"`` rows record where ``auto`` ran (the ``concomp.dispatch``
-debug log of the warm-up call).
+must agree. The devices of one kind are timed in one interleaved series (a run of each
+per round), so that a drift of the machine's speed does not pass for a difference
+between ``auto`` and the engine it chose. ``device="auto"`` rows record where ``auto``
+ran (the ``concomp.dispatch`` debug log of the warm-up call).
 
 Other entry points (``--entries components,forest,msf,insert,csgraph``; default
 ``components``): ``spanning_forest`` (``num_nodes`` given) and ``minimum_spanning_forest``
@@ -144,6 +146,28 @@ def timed(fn: Callable[[], Any], reps: int) -> tuple[list[float], Any, str | Non
     return times, out, auto[-1] if auto else None
 
 
+def timed_together(
+    fns: dict[str, Callable[[], Any]], reps: int
+) -> dict[str, tuple[list[float], Any, str | None]]:
+    """:func:`timed` of several calls, their timed runs interleaved (one of each per
+    round, after a warm-up of each): a drift of the machine's speed over the rounds
+    reaches every call alike, so that calls running the same code compare equal."""
+    out: dict[str, Any] = {}
+    auto: dict[str, str | None] = {}
+    for key, fn in fns.items():
+        with dispatch_log() as lines:
+            out[key] = fn()
+        found = [line for line in lines if _AUTO.search(line)]
+        auto[key] = found[-1] if found else None
+    times: dict[str, list[float]] = {key: [] for key in fns}
+    for _ in range(reps):
+        for key, fn in fns.items():
+            t = time.perf_counter()
+            out[key] = fn()
+            times[key].append((time.perf_counter() - t) * 1e3)
+    return {key: (times[key], out[key], auto[key]) for key in fns}
+
+
 def auto_device(line: str | None) -> str | None:
     match = _AUTO.search(line or "")
     return match.group(1) if match else None
@@ -266,9 +290,8 @@ class Run:
                 self.skip(kind, f"not importable ({exc})", name)
                 continue
             built.append(kind)
-            for dev in DEVICES if cc else ():
-                if self.runs_on(dev, f"{kind} / {dev}", name):
-                    self.time_kind(row, kind, graph, dev)
+            if cc:
+                self.time_kind(row, kind, graph, name)
             self.entries(row, name, kind, graph, s, d)
             if cc and kind == _SYMMETRIC:
                 self.scipy(row, name, lambda g=graph: (g, row["bytes_input"][kind]))
@@ -357,13 +380,19 @@ class Run:
         fn = lambda: read_file_bytes(path)  # noqa: E731
         self.record(row, FILE_BYTES_KEY, timed(fn, self.args.reps)[0], None, None)
 
-    def time_kind(self, row: dict[str, Any], kind: str, graph: Any, dev: str) -> None:
+    def time_kind(self, row: dict[str, Any], kind: str, graph: Any, name: str) -> None:
+        """``connected_components`` on ``kind`` on every device asked for, interleaved
+        (:func:`timed_together`): ``auto`` is compared with the engines in one series."""
         n = row["n"]
-        fn = lambda: concomp.connected_components(graph, num_nodes=n, device=dev)  # noqa: E731
-        times, out, auto = timed(fn, self.args.reps)
-        self.record(row, f"{kind} / {dev}", times, out)
-        if dev == "auto":
-            row["auto_device"][kind] = auto_device(auto)
+        fns = {
+            dev: lambda dev=dev: concomp.connected_components(graph, num_nodes=n, device=dev)
+            for dev in DEVICES
+            if self.runs_on(dev, f"{kind} / {dev}", name)
+        }
+        for dev, (times, out, auto) in timed_together(fns, self.args.reps).items():
+            self.record(row, f"{kind} / {dev}", times, out)
+            if dev == "auto":
+                row["auto_device"][kind] = auto_device(auto)
 
     def scipy(self, row: dict[str, Any], name: str, make: Callable) -> None:
         """SciPy on the symmetric CSR ``make()`` returns (with the bytes of its ids), on

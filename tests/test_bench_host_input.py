@@ -288,3 +288,30 @@ def test_script_takes_corpus_graphs_with_their_own_ids(tmp_path, real_data_dir):
         g["times_ms"]
     )
     assert g["count"] == 1 and "### road-luxembourg" in done.stdout
+
+
+def test_devices_of_a_kind_are_timed_in_one_interleaved_series(monkeypatch):
+    """``timed_together`` warms every call up, then times one run of each per round, and
+    keeps the ``device=auto`` line of each warm-up."""
+    import importlib.util
+    import logging
+
+    monkeypatch.syspath_prepend(str(SCRIPT.parent))
+    spec = importlib.util.spec_from_file_location("bench_host_input_under_test", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    calls: list[str] = []
+
+    def call(key: str):
+        def run():
+            calls.append(key)
+            if key == "auto":
+                logging.getLogger("concomp.dispatch").debug("x: device=auto -> cpu (small)")
+            return (1, None)
+
+        return run
+
+    got = module.timed_together({"gpu": call("gpu"), "auto": call("auto")}, reps=3)
+    assert calls == ["gpu", "auto"] * 4  # the warm-ups, then three rounds
+    assert [len(got[k][0]) for k in ("gpu", "auto")] == [3, 3]
+    assert got["gpu"][2] is None and module.auto_device(got["auto"][2]) == "cpu"
