@@ -117,6 +117,52 @@ def test_tarjan_finds_the_same_components_with_the_nearest_successor_first(graph
         np.testing.assert_array_equal(roots, want, err_msg=f"nearest={nearest}")
 
 
+@given(graph=directed_graphs(max_n=200), wide=st.booleans(), flip=st.booleans())
+def test_arcs_one_way_in_id_order_are_found_exactly(graph, wide, flip):
+    """The id-order check against a direct count of the arcs each way, on arbitrary
+    digraphs and on their arcs all turned one way (self loops kept)."""
+    from concomp._cpu.scc import acyclic_in_id_order
+
+    src, dst, n = graph
+    if flip:  # every arc to the larger id, or every one to the smaller
+        lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+        src, dst = (lo, hi) if n % 2 else (hi, lo)
+    indptr, indices, _ = Graph.from_edges(src, dst, num_nodes=n, directed=True).csr()
+    dt = np.int64 if wide else np.int32
+    want = not (np.any(dst < src) and np.any(dst > src))
+    assert acyclic_in_id_order(indptr.astype(dt), indices.astype(dt)) == want
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_dags_numbered_along_their_arcs_skip_the_search(descending, monkeypatch):
+    """Arcs that all run one way in id order (a chain, a DAG numbered topologically, in
+    either direction) leave every vertex a component of its own: the search is not run;
+    one arc back across the whole graph closes a cycle and it is."""
+    import concomp._cpu.scc as scc
+
+    rng = np.random.default_rng(3)
+    n = 200_000  # more rows than a block of the parallel check
+    src = rng.integers(0, n - 1, 4 * n)
+    dst = src + 1 + rng.integers(0, 50, src.size) % (n - 1 - src)
+    src, dst = np.r_[src, np.arange(n - 1)], np.r_[dst, np.arange(1, n)]  # and the chain
+    if descending:
+        src, dst = n - 1 - src, n - 1 - dst
+    g = Graph.from_edges(src, dst, num_nodes=n, directed=True)
+    real_search = scc._search
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the search ran on a graph with every arc one way")
+
+    monkeypatch.setattr(scc, "_search", no_search)
+    count, labels = concomp.strongly_connected_components(g, device="cpu")
+    assert count == n and (labels == np.arange(n)).all()
+    monkeypatch.setattr(scc, "_search", real_search)
+    a, b = (0, n - 1) if descending else (n - 1, 0)  # from the chain's end to its start
+    g = Graph.from_edges(np.r_[src, a], np.r_[dst, b], num_nodes=n, directed=True)
+    count, labels = concomp.strongly_connected_components(g, device="cpu")
+    assert count == 1 and not labels.any()  # the chain and the arc back: one cycle
+
+
 def test_one_way_grid_in_row_order_takes_the_nearest_successor_first():
     """The corpus's one-way street grid, ids row by row: numbered along its geometry (the
     locality probe says so), so the root labels' search takes the nearest successor
