@@ -232,17 +232,13 @@ def fused_csr_facts(
 ) -> dict[str, Any]:
     """:func:`concomp._gpu.checks.csr_facts`, and, given ``n``, the GPU probe's answers
     for the CSR under ``"probe"`` (None for types the probe does not read), read in the
-    same download; ``degrees``: the rows are the undirected degrees (a symmetric CSR),
-    read where ``auto`` would ask for them with the default options."""
+    same download; ``degrees``: the rows are the undirected degrees (a symmetric CSR)."""
     from .checks import csr_facts
 
     extra = None
     if n is not None:
-        from ..options import DEFAULTS
         from .probe_launch import CheckProbe
 
-        # auto reads the degrees only on graphs of auto_small_entries entries or more
-        degrees = degrees and int(indices.shape[0]) >= DEFAULTS.auto_small_entries
         extra = CheckProbe(cupy_module(), n, csr=(indptr, indices), degrees=degrees)
     facts: dict[str, Any] = dict(csr_facts(cupy_module(), indptr, indices, extra))
     facts["probe"] = extra.facts if extra is not None else None

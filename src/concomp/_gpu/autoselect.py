@@ -116,14 +116,9 @@ def degree_cv(graph: Graph) -> float:
     """Coefficient of variation of the degrees of evenly spaced sampled vertices (on a
     device graph gathered with the link order's edge sample, :mod:`concomp._gpu.probe`)."""
     if graph.device == "gpu":
-        from . import link_order
         from .probe import probe
 
-        facts = probe(
-            graph, degrees=True, degree_samples=DEGREE_SAMPLES,
-            edge_samples=link_order.SAMPLES, window=link_order.window(graph),
-        )  # fmt: skip
-        return facts["degree_cv"]
+        return probe(graph, degrees=True)["degree_cv"]
     indptr = graph.undirected_rows()[0]
     xp = graph.xp
     n = graph.num_nodes

@@ -39,16 +39,13 @@ def window(graph: Graph) -> int:
 
 
 def local_share(graph: Graph) -> float:
-    """Share of evenly spaced edges of ``graph`` whose ends are at most
-    ``min(LOCAL_WINDOW, n // 64)`` ids apart (0 for a graph without edges); on the
-    device in one probe launch."""
+    """Share of sampled edges of ``graph`` (:func:`concomp._shared.locality.sample_positions`)
+    whose ends are at most ``min(LOCAL_WINDOW, n // 64)`` ids apart (0 for a graph
+    without edges); on the device in one probe launch."""
     if graph.num_edges and graph.device == "gpu":
         from .probe import probe
 
-        w = window(graph)
-        return probe(graph, degrees=False, degree_samples=0, edge_samples=SAMPLES, window=w)[
-            "local_share"
-        ]
+        return probe(graph, degrees=False)["local_share"]
     return locality.host_local_share(graph)
 
 

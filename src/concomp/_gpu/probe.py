@@ -126,9 +126,7 @@ def _wide(a: Any) -> Any:
     return a if a.dtype in _CTYPES else a.astype(np.int64)
 
 
-def probe(
-    graph: Graph, *, degrees: bool, degree_samples: int, edge_samples: int, window: int
-) -> dict[str, float]:
+def probe(graph: Graph, *, degrees: bool) -> dict[str, float]:
     """``{"local_share": ..., "degree_cv": ...}`` of a device graph (``degree_cv`` only
     with ``degrees``), as :mod:`concomp._gpu.autoselect` and
     :mod:`concomp._gpu.link_order` define them; cached on ``graph`` (the fused input
@@ -150,10 +148,7 @@ def probe(
     else:
         indptr, indices, _ = graph.csr()
         edges = {"csr": (_wide(indptr), _wide(indices))}
-    launched = launch(
-        cp, out, n, m, **edges, degree_indptr=rows, degree_samples=degree_samples,
-        edge_samples=edge_samples, window=window,
-    )  # fmt: skip
+    launched = launch(cp, out, n, m, **edges, degree_indptr=rows)
     assert launched is not None  # _wide gave every array a type the kernels read
     facts = launched.facts(out.get())
     if degrees:

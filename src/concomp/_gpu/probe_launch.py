@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import options
 from .._shared import locality
 from . import _build
 
@@ -61,27 +62,27 @@ def launch(
     coo: tuple[Any, Any] | None = None,
     csr: tuple[Any, Any] | None = None,
     degree_indptr: Any = None,
-    degree_samples: int = 0,
-    edge_samples: int,
-    window: int,
 ) -> Launched | None:
     """Launch the probe of a graph of ``n`` vertices and ``m`` edges into ``out`` (at
     least :data:`WORDS` zeroed float64 words on the device), without reading anything
-    back: the local share of ``edge_samples`` sampled edges of ``coo`` (``src, dst``)
-    or ``csr`` (``indptr, indices``), and, given ``degree_indptr`` (rows that are the
-    undirected degrees), the degrees of ``degree_samples`` evenly spaced vertices.
-    None when an array's type is not one the kernels read (int32, int64)."""
+    back: the share of :data:`~concomp._shared.locality.SAMPLES` sampled edges of
+    ``coo`` (``src, dst``) or ``csr`` (``indptr, indices``) whose ends are at most
+    :func:`~concomp._shared.locality.window` ids apart, and, given ``degree_indptr``
+    (rows that are the undirected degrees), the degrees of :data:`DEGREE_SAMPLES`
+    evenly spaced vertices. The sample sizes and the window are set here alone, so
+    every caller's answers (cached on the graph) mean the same. None when an array's
+    type is not one the kernels read (int32, int64)."""
     arrays = [a for pair in (coo, csr) if pair is not None for a in pair]
     if degree_indptr is not None:
         arrays.append(degree_indptr)
     if any(np.dtype(a.dtype) not in _CTYPES for a in arrays):
         return None
     if degree_indptr is not None and n:
-        step = max(1, n // degree_samples)
+        step = max(1, n // DEGREE_SAMPLES)
         name = f"probe_degrees<{_CTYPES[np.dtype(degree_indptr.dtype)]}>"
         args0 = (degree_indptr, np.int64(n), np.int64(step), out)
         _build.function(cp, "probe.cu", name)(_blocks(-(-n // step)), (_THREADS,), args0)
-    num = min(edge_samples, m)
+    num = min(locality.SAMPLES, m)
     if num:
         if coo is not None:
             src, dst = coo
@@ -97,7 +98,7 @@ def launch(
             args = (indptr, indices, np.int64(n))
         _build.function(cp, "probe.cu", name)(
             _blocks(num), (_THREADS,),
-            (*args, np.int64(m), np.int64(num), np.int64(window), out),
+            (*args, np.int64(m), np.int64(num), np.int64(locality.window(n)), out),
         )  # fmt: skip
     return Launched(num, degree_indptr is not None)
 
@@ -105,7 +106,8 @@ def launch(
 class CheckProbe:
     """The probe as an extra of the fused input checks (:class:`concomp._gpu.checks.Extra`),
     launched beside them and read in their download: a graph built from device arrays
-    knows its link order, and a symmetric CSR its degree spread, without a host
+    knows its link order, and a symmetric CSR (``degrees``: its rows are the undirected
+    degrees) large enough for ``auto`` to ask its degree spread, without a host
     synchronisation of their own. ``cp`` is the CuPy module. :attr:`facts` is None
     until read, and stays None for arrays of types the kernels do not read."""
 
@@ -120,21 +122,20 @@ class CheckProbe:
         csr: tuple[Any, Any] | None = None,
         degrees: bool = False,
     ) -> None:
-        self.cp, self.n, self.coo, self.csr, self.degrees = cp, n, coo, csr, degrees
         pair = coo if coo is not None else csr
         assert pair is not None
         self.m = int(pair[1].shape[0])
-        self.window, self.samples = locality.window(n), locality.SAMPLES
-        self.degree_samples = DEGREE_SAMPLES
+        # auto asks for degrees only on graphs of auto_small_entries entries or more
+        degrees = degrees and csr is not None and self.m >= options.DEFAULTS.auto_small_entries
+        self.cp, self.n, self.coo, self.csr, self.degrees = cp, n, coo, csr, degrees
         self.launched: Launched | None = None
         self.facts: dict[str, float] | None = None
 
     def launch(self, out: Any) -> None:
         rows = self.csr[0] if self.degrees and self.csr is not None else None
         self.launched = launch(
-            self.cp, out, self.n, self.m, coo=self.coo, csr=self.csr, degree_indptr=rows,
-            degree_samples=self.degree_samples, edge_samples=self.samples, window=self.window,
-        )  # fmt: skip
+            self.cp, out, self.n, self.m, coo=self.coo, csr=self.csr, degree_indptr=rows
+        )
 
     def read(self, words: Any) -> None:
         if self.launched is not None:
