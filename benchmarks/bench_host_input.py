@@ -135,15 +135,7 @@ def dispatch_log() -> Iterator[list[str]]:
 def timed(fn: Callable[[], Any], reps: int) -> tuple[list[float], Any, str | None]:
     """Times of ``reps`` runs after a warm-up, the last output, and the warm-up's last
     ``device=auto -> ...`` dispatch line (where ``auto`` ran; None if none)."""
-    with dispatch_log() as lines:
-        out = fn()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        out = fn()
-        times.append((time.perf_counter() - t) * 1e3)
-    auto = [line for line in lines if _AUTO.search(line)]
-    return times, out, auto[-1] if auto else None
+    return timed_together({"": fn}, reps)[""]
 
 
 def timed_together(
@@ -207,29 +199,33 @@ def pinned_bandwidth() -> float:
     return h.nbytes / statistics.median(ts[1:]) / 1e9
 
 
-def corpus_host(name: str, gpu: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
-    """Corpus graph ``name`` (:data:`concomp.generators.corpus.CORPUS`, built on the GPU
-    when one is usable) as host int64 pairs ``s < d``, each undirected edge once, in the
-    order the corpus lists them and with the corpus's ids: grids, meshes, paths and road
-    networks keep ids that follow their geometry, as their files number them. Self-loops
-    are dropped (they join nothing)."""
-    from concomp.generators.corpus import CORPUS
-
-    g = CORPUS[name].build("gpu" if gpu else "cpu")
+def _one_way(g: Any, gpu: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``g``'s edges as host int64 pairs ``s < d``, each undirected edge once, in the
+    order ``g`` lists them; self loops dropped (they join nothing)."""
     s, d = ((a.get() if gpu else np.asarray(a)).astype(np.int64) for a in g.coo())
     if g.symmetric:  # both directions listed: keep one
         keep = s < d
-        return s[keep], d[keep], g.num_nodes
+        return s[keep], d[keep]
     s, d = np.minimum(s, d), np.maximum(s, d)
     keep = s != d
-    return s[keep], d[keep], g.num_nodes
+    return s[keep], d[keep]
+
+
+def corpus_host(name: str, gpu: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
+    """Corpus graph ``name`` (:data:`concomp.generators.corpus.CORPUS`, built on the GPU
+    when one is usable) as :func:`_one_way` pairs, with the corpus's ids and edge order:
+    grids, meshes, paths and road networks keep ids that follow their geometry, as their
+    files number them."""
+    from concomp.generators.corpus import CORPUS
+
+    g = CORPUS[name].build("gpu" if gpu else "cpu")
+    return (*_one_way(g, gpu), g.num_nodes)
 
 
 def rmat_host(scale: int, seed: int = 1, gpu: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
+    """R-MAT of ``scale`` (edge factor 16) as :func:`_one_way` pairs, shuffled."""
     g = concomp.generators.rmat(scale, 16, seed=seed, device="gpu" if gpu else "cpu")
-    s, d = ((a.get() if gpu else a).astype(np.int64) for a in g.coo())
-    keep = s < d  # each undirected edge once
-    s, d = s[keep], d[keep]
+    s, d = _one_way(g, gpu)
     order = np.random.default_rng(seed).permutation(s.shape[0])
     return s[order], d[order], g.num_nodes
 
