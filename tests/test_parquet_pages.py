@@ -1,0 +1,162 @@
+"""The page layout of Parquet id columns (``concomp.io._parquet_pages``), no GPU needed.
+
+The GPU decoder trusts this parser for where every page lies and how many values it
+holds, so it is checked against pyarrow's footer on files written in every layout
+pyarrow produces, and against corrupt headers, which must give a clear error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from concomp.errors import GraphFormatError
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+pages = pytest.importorskip("concomp.io._parquet_pages")
+
+LAYOUTS = {
+    "default": {},
+    "v2 pages": {"data_page_version": "2.0"},
+    "uncompressed": {"compression": "none"},
+    "plain": {"use_dictionary": False},
+    "small pages and groups": {"data_page_size": 512, "row_group_size": 777},
+    "dictionary overflows": {"dictionary_pagesize_limit": 1024, "data_page_size": 2048},
+    "no statistics": {"write_statistics": False},
+}
+
+
+def _file(tmp_path, m=5000, dtype="int64", nullable=True, **kw):
+    rng = np.random.default_rng(m)
+    t = getattr(pa, dtype)()
+    schema = pa.schema(
+        [
+            pa.field("src", t, nullable=nullable),
+            pa.field("w", pa.float32()),
+            pa.field("dst", t, nullable=nullable),
+        ]
+    )
+    cols = [
+        pa.array(rng.integers(0, 3000, m), t),
+        pa.array(rng.random(m).astype(np.float32)),
+        pa.array(rng.integers(0, 3000, m), t),
+    ]
+    path = tmp_path / "e.parquet"
+    pq.write_table(pa.Table.from_arrays(cols, schema=schema), path, **kw)
+    return path
+
+
+def _pages(path):
+    pf = pq.ParquetFile(path)
+    plan = pages.column_plan(pf, (0, 2))
+    buf = np.fromfile(path, np.uint8)
+    if isinstance(plan, str):
+        return pf, plan, buf, None, None, None
+    starts = np.array([c.offset for c in plan.chunks])
+    ends = starts + np.array([c.size for c in plan.chunks])
+    table, err, where = pages.page_table(buf, starts, ends)
+    return pf, plan, buf, table, err, where
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("nullable", [True, False])
+def test_pages_account_for_every_value_and_byte(tmp_path, layout, dtype, nullable):
+    path = _file(tmp_path, dtype=dtype, nullable=nullable, **LAYOUTS[layout])
+    pf, plan, _, table, err, where = _pages(path)
+    if layout == "no statistics" and nullable:  # the null count is unknown: pyarrow reads it
+        assert plan == "row group 0 does not record its null count"
+        return
+    assert (err, where) == (pages.OK, -1)
+    assert plan.widths == ((4, 4) if dtype == "int32" else (8, 8))
+    assert plan.max_def == ((1, 1) if nullable else (0, 0))
+    assert plan.rows == 5000
+    assert [c.column for c in plan.chunks[:2]] == [0, 1]
+    pages.check_table(table, err, where, np.array([plan.max_def[0]] * len(plan.chunks)), str)
+    kind = table[:, 1]
+    data = np.isin(kind, (pages.DATA_PAGE, pages.DATA_PAGE_V2))
+    per_chunk = np.bincount(table[data, 0], weights=table[data, 5], minlength=len(plan.chunks))
+    np.testing.assert_array_equal(per_chunk, [c.rows for c in plan.chunks])
+    meta = pf.metadata
+    for i, c in enumerate(plan.chunks):
+        mine = table[table[:, 0] == i]
+        has_dict = meta.row_group(c.group).column(2 * c.column).has_dictionary_page
+        assert (mine[:, 1] == pages.DICTIONARY_PAGE).sum() == int(has_dict)
+        # bodies lie inside the chunk, in order, and the last one ends it
+        assert (mine[:, 2] > c.offset).all()
+        assert (np.diff(mine[:, 2]) > 0).all()
+        assert mine[-1, 2] + mine[-1, 3] == c.offset + c.size
+    assert set(kind[data]) == ({pages.DATA_PAGE_V2} if "v2" in layout else {pages.DATA_PAGE})
+    if layout == "plain":
+        assert set(table[data, 6]) == {pages.PLAIN}
+    if layout == "dictionary overflows":
+        assert {pages.PLAIN, pages.RLE_DICTIONARY} <= set(table[data, 6])
+
+
+@pytest.mark.parametrize(
+    ("kw", "dtype", "reason"),
+    [
+        ({"compression": "zstd"}, "int64", "compressed with ZSTD"),
+        ({"compression": "gzip"}, "int64", "compressed with GZIP"),
+        (
+            {"use_dictionary": False, "column_encoding": {"src": "DELTA_BINARY_PACKED"}},
+            "int64",
+            "uses encodings",
+        ),
+        ({}, "uint32", "logical type Int(bitWidth=32, isSigned=false)"),
+        ({}, "uint64", "logical type Int(bitWidth=64, isSigned=false)"),
+        ({}, "float64", "is DOUBLE, not INT32 or INT64"),
+    ],
+)
+def test_layouts_beyond_the_decoder_get_a_reason(tmp_path, kw, dtype, reason):
+    t = getattr(pa, dtype)()
+    table = pa.table({"src": pa.array([1, 2, 3], t), "dst": pa.array([2, 3, 4], t)})
+    pq.write_table(table, tmp_path / "x.parquet", **kw)
+    plan = pages.column_plan(pq.ParquetFile(tmp_path / "x.parquet"), (0, 1))
+    assert isinstance(plan, str) and reason in plan
+
+
+def test_null_ids_and_nested_columns_get_a_reason(tmp_path):
+    pq.write_table(pa.table({"src": [1, None], "dst": [2, 3]}), tmp_path / "n.parquet")
+    assert pages.column_plan(pq.ParquetFile(tmp_path / "n.parquet"), (0, 1)) == (
+        "row group 0 holds null ids"
+    )
+    pq.write_table(pa.table({"src": [[1], [2]], "dst": [2, 3]}), tmp_path / "l.parquet")
+    plan = pages.column_plan(pq.ParquetFile(tmp_path / "l.parquet"), (0, 1))
+    assert isinstance(plan, str) and "nested or repeated" in plan
+
+
+def test_small_ints_are_admitted_as_int32(tmp_path):
+    for t in (pa.int8(), pa.uint8(), pa.int16(), pa.uint16()):
+        table = pa.table({"src": pa.array([1, 2], t), "dst": pa.array([2, 3], t)})
+        pq.write_table(table, tmp_path / "s.parquet")
+        plan = pages.column_plan(pq.ParquetFile(tmp_path / "s.parquet"), (0, 1))
+        assert plan.widths == (4, 4), t
+
+
+def test_a_corrupt_page_header_is_a_format_error_naming_the_chunk(tmp_path):
+    path = _file(tmp_path, row_group_size=1000)
+    _, plan, buf, *_ = _pages(path)
+    c = plan.chunks[3]
+    bad = buf.copy()
+    bad[c.offset] = 0x0C  # the header's first field becomes a struct that never ends
+    bad[c.offset + 1 : c.offset + c.size] = 0xFF
+    starts = np.array([x.offset for x in plan.chunks])
+    ends = starts + np.array([x.size for x in plan.chunks])
+    table, err, where = pages.page_table(bad, starts, ends)
+    assert err != pages.OK and where == 3
+    # the pages before the bad chunk were read
+    assert set(table[:, 0]) <= {0, 1, 2}
+    with pytest.raises(GraphFormatError, match="chunk 3: a page header is not valid Thrift"):
+        pages.check_table(table, err, where, np.ones(len(plan.chunks), np.int64), "chunk {}".format)
+
+
+def test_a_page_past_its_chunk_is_a_format_error(tmp_path):
+    path = _file(tmp_path)
+    _, plan, buf, *_ = _pages(path)
+    starts = np.array([x.offset for x in plan.chunks])
+    ends = starts + np.array([x.size for x in plan.chunks])
+    ends[1] -= 1  # the chunk's last page now runs past its end
+    _, err, where = pages.page_table(buf, starts, ends)
+    assert (err, where) == (pages.OVERRUN, 1)
