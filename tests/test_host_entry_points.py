@@ -26,7 +26,7 @@ from scipy.sparse.csgraph import connected_components as scipy_cc
 from scipy.sparse.csgraph import minimum_spanning_tree as scipy_mst
 
 import concomp
-from concomp import _dispatch, csgraph, forest, msf
+from concomp import _dispatch, csgraph, forest, msf, streaming
 from concomp._host_input import device_graph, host_route, merged_device_graph
 from concomp._shared.staging import INT32_IDS
 from concomp.errors import InvalidGraphError
@@ -142,6 +142,14 @@ def fake_gpu(monkeypatch):
     cpu_driver = _dispatch.driver
     for module in (forest, msf):
         monkeypatch.setattr(module, "driver", lambda dev, mod, name: cpu_driver("cpu", mod, name))
+    # the device decoder of Parquet files has no stand-in: files take the staged upload
+    monkeypatch.setattr(
+        streaming,
+        "driver",
+        lambda dev, mod, name: (
+            (lambda *a: None) if name == "parquet_chunks" else cpu_driver(dev, mod, name)
+        ),
+    )
     return calls
 
 

@@ -48,6 +48,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "components_out_of_core",
         "stream_labels",
         "default_variant",
+        "parquet_chunks",
     ),
     "scc": ("strong_component_labels", "scc_labels", "scc_algorithm"),
     "label": ("label_image", "region_stats"),
@@ -174,6 +175,14 @@ def stream_labels(roots: Any, max_device_bytes: int | None, to_host: bool) -> tu
 
 def default_variant() -> Variant:
     """The union-find variant a stream runs with when ``algorithm="auto"``."""
+    raise NotImplementedError
+
+
+def parquet_chunks(name: str, columns: tuple[str, str], label: str, num_nodes: int | None) -> Any:
+    """The source and target ``columns`` of the Parquet file ``name`` decoded by the
+    engine itself, as an iterator of :class:`concomp.streaming.EdgeChunk` s of its own
+    arrays, or None where the file is beyond its decoder (the caller reads it with
+    pyarrow)."""
     raise NotImplementedError
 
 

@@ -276,11 +276,29 @@ def _pairs_graph(edges: HostEdges) -> Graph:
     from ._gpu._compat import staged_edges_to_device
 
     m, n = edges.num_edges, edges.num_nodes
-    src, dst, lo, hi = staged_edges_to_device(_Pieces(edges), m)
+    decoded = edges.device_chunks() if edges.device_chunks is not None else None
+    if decoded is not None:  # a Parquet file decoded on the device: nothing to stage
+        src, dst, lo, hi = _joined(list(decoded))
+    else:
+        src, dst, lo, hi = staged_edges_to_device(_Pieces(edges), m)
     _check_range(edges, lo, hi, n)
     n = (hi + 1 if m else 0) if n is None else n
     dt = index_dtype_for(n, 2 * m)
     return Graph(n, src=src.astype(dt, copy=False), dst=dst.astype(dt, copy=False))
+
+
+def _joined(chunks: list[Any]) -> tuple[Any, Any, int, int]:
+    """Device chunks' ids as one array each (one wide dtype), and their range."""
+    from ._gpu._compat import cupy_or_raise, fused_id_range
+
+    cp = cupy_or_raise()
+    if not chunks:
+        return cp.zeros(0, cp.int32), cp.zeros(0, cp.int32), 0, -1
+    dt = np.result_type(*[c.src.dtype for c in chunks])
+    src = chunks[0].src if len(chunks) == 1 else cp.concatenate([c.src.astype(dt) for c in chunks])
+    dst = chunks[0].dst if len(chunks) == 1 else cp.concatenate([c.dst.astype(dt) for c in chunks])
+    lo, hi, _ = fused_id_range(src, dst)
+    return src, dst, lo, hi
 
 
 def _check_range(edges: HostEdges, lo: int, hi: int, n: int | None) -> None:

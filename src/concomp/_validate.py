@@ -150,7 +150,9 @@ class HostEdges:
     is validated here beyond shapes: the GPU feed checks ids while it stages them.
     ``num_nodes`` is the count the input or the caller declares, or None.
     ``weight_column`` names the weight column of pieces that carry one (the general
-    path reads it; the pieces do not).
+    path reads it; the pieces do not). ``device_chunks``, where given, gives the same
+    pieces decoded on the GPU (a Parquet file's columns: chunks of CuPy arrays), for a
+    caller that runs on the GPU.
     """
 
     src: np.ndarray | None
@@ -161,6 +163,7 @@ class HostEdges:
     chunks: Callable[[], Iterable[Any]] | None = None
     chunk_edges: int = 0
     weight_column: str | None = None
+    device_chunks: Callable[[], Iterable[Any] | None] | None = None
 
     @property
     def num_edges(self) -> int:

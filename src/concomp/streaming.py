@@ -75,6 +75,9 @@ class EdgeChunk:
     src: Any
     dst: Any
     num_nodes: int | None = None  #: vertex count its source declares (file header, Graph)
+    #: ids the library itself decoded onto the GPU from host data (a Parquet file): the
+    #: caller's input was on the host, so results go back there
+    decoded: bool = False
 
 
 def stream_components(
@@ -170,9 +173,9 @@ def stream_components(
     log.debug("stream_components: %s on %s", variant, dev)
     engine = driver(dev, "streaming", "Streamer")(n, variant, opts, max_device_bytes=budget)
     all_on_device = None
-    for chunk in iter_edge_chunks(chunks, split=slot or GRAPH_PIECE_EDGES):
+    for chunk in iter_edge_chunks(chunks, split=slot or GRAPH_PIECE_EDGES, device=dev):
         src, dst = chunk_ids(chunk)
-        on_device = is_cupy_array(src)
+        on_device = is_cupy_array(src) and not chunk.decoded
         all_on_device = on_device if all_on_device is None else (all_on_device and on_device)
         if dev == "cpu" and on_device:
             src, dst = to_numpy(src), to_numpy(dst)
@@ -207,7 +210,8 @@ def host_roots(
     elif edges.src is not None and edges.dst is not None:
         engine.add(edges.src, edges.dst, _ids_in_range([(edges.src, "src"), (edges.dst, "dst")], n))
     elif edges.chunks is not None:
-        for chunk in edges.chunks():
+        pieces = edges.device_chunks() if edges.device_chunks is not None else None
+        for chunk in pieces if pieces is not None else edges.chunks():
             src, dst = chunk_ids(chunk)
             if n is None and chunk.num_nodes:
                 engine.ensure_nodes(int(chunk.num_nodes))
@@ -323,6 +327,7 @@ def _parquet_edges(name: str, n: int | None, renumber: str | bool) -> HostEdges 
         n,
         chunks=lambda: _parquet_chunks(name, "graph"),
         chunk_edges=m,
+        device_chunks=lambda: _parquet_device_chunks(name, "graph"),
         weight_column=_weight_column(cols),
     )
 
@@ -453,8 +458,14 @@ def _positive(name: str, value: Any) -> int | None:
 
 
 # ----------------------------------------------------------------------------- chunk sources
-def iter_edge_chunks(chunks: Any, split: int = GRAPH_PIECE_EDGES) -> Iterator[EdgeChunk]:
+def iter_edge_chunks(
+    chunks: Any, split: int = GRAPH_PIECE_EDGES, device: str = "cpu"
+) -> Iterator[EdgeChunk]:
     """The :class:`EdgeChunk` s of any input :func:`stream_components` accepts (lazily).
+
+    With ``device="gpu"``, a Parquet file's id columns are decoded on the GPU where its
+    decoder reads them (their chunks then hold CuPy arrays); elsewhere, and for every
+    other input, the chunks hold the ids as the input gives them.
 
     Examples
     --------
@@ -468,7 +479,7 @@ def iter_edge_chunks(chunks: Any, split: int = GRAPH_PIECE_EDGES) -> Iterator[Ed
         yield from _graph_chunks(chunks, split)
         return
     if _is_path(chunks):
-        yield from _file_chunks(chunks, "chunk 0")
+        yield from _file_chunks(chunks, "chunk 0", device)
         return
     if _is_single_chunk(chunks):
         yield _as_chunk(chunks, "chunk 0")
@@ -484,7 +495,7 @@ def iter_edge_chunks(chunks: Any, split: int = GRAPH_PIECE_EDGES) -> Iterator[Ed
     for i, item in enumerate(items):
         label = f"chunk {i}"
         if _is_path(item):
-            yield from _file_chunks(item, label)
+            yield from _file_chunks(item, label, device)
         elif isinstance(item, Graph):
             yield EdgeChunk(label, *item.coo(), item.num_nodes)
         else:
@@ -578,10 +589,10 @@ def _column_values(col: Any) -> np.ndarray:
     return np.asarray(col)
 
 
-def _file_chunks(path: Any, label: str) -> Iterator[EdgeChunk]:
+def _file_chunks(path: Any, label: str, device: str = "cpu") -> Iterator[EdgeChunk]:
     name = os.fspath(path)
     if _is_parquet(name):
-        yield from _parquet_chunks(name, label)
+        yield from _parquet_chunks(name, label, device)
         return
     g = read_graph(name)
     yield EdgeChunk(f"{label} ({name!r})", *g.coo(), g.num_nodes)
@@ -594,22 +605,10 @@ def _is_parquet(name: str) -> bool:
         return f.read(4) == b"PAR1"
 
 
-#: Rows of a Parquet file read ahead of the consumer (about 0.5 GB of int64 id pairs),
-#: or one row group where a group is larger.
-PARQUET_READ_AHEAD_ROWS = 1 << 25
-#: Threads that decode row groups at once; a group of more rows than this many
-#: decodes its two columns on pyarrow's own threads instead.
-_PARQUET_THREADS, _LARGE_GROUP_ROWS = 8, 1 << 22
-
-
-def _parquet_chunks(name: str, label: str) -> Iterator[EdgeChunk]:
-    """One chunk per row group, reading only the two id columns.
-
-    Row groups are decoded on a few threads ahead of the consumer (each thread with
-    its own reader; at most :data:`PARQUET_READ_AHEAD_ROWS` rows in flight), so a file
-    of many small groups reads at the speed of its cores and the reading overlaps
-    the consumer's work on the groups before; they come out in file order.
-    """
+def _parquet_ids(name: str) -> tuple[Any, Any, str | None, str | None, int | None]:
+    """pyarrow.parquet, the open file, its source and target columns, and the vertex
+    count its metadata declares (or None); a file that is not Parquet, or has fewer than
+    two columns, raises :class:`~concomp.errors.GraphFormatError`."""
     from .io._parse import pyarrow_or_raise  # loads the parser's numba kernels: on use
 
     pa, pq = pyarrow_or_raise()
@@ -627,6 +626,43 @@ def _parquet_chunks(name: str, label: str) -> Iterator[EdgeChunk]:
     t = _pick(cols, None, _DST_NAMES, "target", 1)
     meta = pf.schema_arrow.metadata or {}
     n = int(meta[b"concomp.num_nodes"]) if b"concomp.num_nodes" in meta else None
+    return pq, pf, s, t, n
+
+
+def _parquet_device_chunks(name: str, label: str) -> Iterator[EdgeChunk] | None:
+    """The file's id columns decoded on the GPU, as chunks of device ids
+    (:func:`concomp._gpu.parquet.parquet_chunks`: in rounds of row groups), or None
+    where its decoder does not read the file (the host path reads it)."""
+    _, _, s, t, n = _parquet_ids(name)
+    return driver("gpu", "streaming", "parquet_chunks")(name, (s, t), label, n)
+
+
+#: Rows of a Parquet file read ahead of the consumer (about 0.5 GB of int64 id pairs),
+#: or one row group where a group is larger.
+PARQUET_READ_AHEAD_ROWS = 1 << 25
+#: Threads that decode row groups at once; a group of more rows than this many
+#: decodes its two columns on pyarrow's own threads instead.
+_PARQUET_THREADS, _LARGE_GROUP_ROWS = 8, 1 << 22
+
+
+def _parquet_chunks(name: str, label: str, device: str = "cpu") -> Iterator[EdgeChunk]:
+    """One chunk per row group, reading only the two id columns.
+
+    With ``device="gpu"``: the GPU engine's decoder reads the file where it can
+    (:func:`_parquet_device_chunks`); the rest of this docstring describes the host
+    path every other file takes.
+
+    Row groups are decoded on a few threads ahead of the consumer (each thread with
+    its own reader; at most :data:`PARQUET_READ_AHEAD_ROWS` rows in flight), so a file
+    of many small groups reads at the speed of its cores and the reading overlaps
+    the consumer's work on the groups before; they come out in file order.
+    """
+    if device == "gpu":
+        decoded = _parquet_device_chunks(name, label)
+        if decoded is not None:
+            yield from decoded
+            return
+    pq, pf, s, t, n = _parquet_ids(name)
     groups = pf.num_row_groups
     if groups == 0:
         yield EdgeChunk(f"{label} ({name!r})", np.zeros(0, np.int64), np.zeros(0, np.int64), n)

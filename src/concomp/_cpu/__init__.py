@@ -9,4 +9,5 @@ UNSUPPORTED = {
     "streaming.components_out_of_core": (
         "the CPU engine holds a host graph as it is; nothing needs streaming through a device"
     ),
+    "streaming.parquet_chunks": "the CPU engine reads Parquet files with pyarrow, on all cores",
 }

@@ -6,7 +6,19 @@ with nvcc for sm_90, so a kernel build error fails CI instead of a device run.
 
 from __future__ import annotations
 
-from . import checks, family_state, incremental, label, msf_keys, msf_rank, ops, probe, rows, scc
+from . import (
+    checks,
+    family_state,
+    incremental,
+    label,
+    msf_keys,
+    msf_rank,
+    ops,
+    parquet,
+    probe,
+    rows,
+    scc,
+)
 from .kernels import all_cc_instantiations
 
 
@@ -24,4 +36,5 @@ def all_instantiations() -> dict[str, list[str]]:
         "label.cu": sorted(label.INSTANTIATIONS),
         "rows.cu": sorted(rows.INSTANTIATIONS),
         "ops.cu": sorted(ops.INSTANTIATIONS),
+        "parquet.cu": sorted(parquet.INSTANTIATIONS),
     }

@@ -40,7 +40,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -77,6 +77,7 @@ __all__ = [
     "download",
     "fits_in_memory",
     "in_core_bytes",
+    "parquet_chunks",
     "label_bytes_per_vertex",
     "out_of_core_roots",
     "plan_chunk_edges",
@@ -201,6 +202,16 @@ def _free_device_bytes() -> int:
     cp = cupy_or_raise()
     free, _ = cp.cuda.runtime.memGetInfo()
     return int(free + cp.get_default_memory_pool().free_bytes())
+
+
+def parquet_chunks(
+    name: str, columns: tuple[str, str], label: str, num_nodes: int | None
+) -> Iterator[Any] | None:
+    """A Parquet file's id columns decoded on the device (:mod:`concomp._gpu.parquet`),
+    or None where the file is beyond its decoder."""
+    from .parquet import parquet_chunks as decoded
+
+    return decoded(name, columns, label, num_nodes)
 
 
 def default_variant() -> Variant:

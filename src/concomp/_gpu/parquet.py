@@ -1,0 +1,394 @@
+"""A Parquet file's two id columns decoded on the GPU (kernels: ``cuda/parquet.cu``).
+
+Decoding a file of edges on the host (pyarrow) runs at a few GB/s of ids on all
+cores, far below the bus: on a file of 2.6e8 edges it took longer than everything
+else in the call together. Here the host only reads: the id columns' chunks go,
+as they lie in the file, through two pinned slots to one device buffer (reading the
+next slot on all cores while the last one crosses the bus), and the host parses just
+the page headers there (:mod:`concomp.io._parquet_pages`). Decompression (Snappy)
+and decoding (PLAIN and dictionary pages) run on the device, into int32 ids where
+every value fits (int64 otherwise).
+
+Files the kernels do not read (another codec or encoding, nested or nullable
+columns with nulls, row groups larger than the device can hold at once) give None
+from :func:`parquet_chunks`, with the reason in the debug log; the caller then reads
+them with pyarrow. A file holding more than a share of the device's free memory is
+decoded in rounds of whole row groups, one chunk of edges per round.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import GraphFormatError
+from ..io import _parquet_pages as pages
+from ._compat import cupy_or_raise, free_device_bytes
+from ._compile import get_kernel
+
+log = logging.getLogger("concomp.gpu")
+
+__all__ = ["INSTANTIATIONS", "decode_round", "parquet_chunks"]
+
+_TYPES = {4: "int", 8: "long long"}
+INSTANTIATIONS = ["pq_snappy"] + [
+    f"pq_values<{p}, {o}>" for p in _TYPES.values() for o in _TYPES.values()
+]
+
+#: Bytes of each of the two pinned slots the column chunks pass through (a larger
+#: column chunk gets slots of its size).
+SLOT_BYTES = 64 << 20
+#: Bytes one thread reads with one call.
+_READ_PIECE = 4 << 20
+#: Share of the device's free memory one round of row groups may take.
+_DEVICE_SHARE = 0.5
+
+# status codes of cuda/parquet.cu
+_NARROW = 6
+_MESSAGES = {
+    1: "a Snappy-compressed page is malformed",
+    2: "a page decompresses to another size than its header says",
+    3: "a page holds fewer values than its header says",
+    4: "a dictionary index lies past the dictionary",
+    5: "dictionary indices are wider than 32 bits",
+    7: "a page uses an encoding the decoder does not read",
+    8: "a page refers to a dictionary its column chunk lacks",
+}
+# decode table columns (PV_* in cuda/parquet.cu)
+_PV_COLS = 9
+
+_local = threading.local()
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _readers() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(os.cpu_count() or 1, thread_name_prefix="concomp-pq-read")
+        return _pool
+
+
+class _Slot:
+    def __init__(self, cp: Any, nbytes: int) -> None:
+        self.nbytes = nbytes
+        self.mem = cp.cuda.alloc_pinned_memory(nbytes)
+        self.view = np.frombuffer(self.mem, np.uint8, nbytes)
+        self.copied = cp.cuda.Event(disable_timing=True)  # never recorded: returns at once
+
+
+def _slots(cp: Any, need: int) -> list[_Slot]:
+    """This thread's two pinned slots of at least ``need`` bytes (kept for later calls)."""
+    slots = getattr(_local, "slots", None)
+    if slots is None or slots[0].nbytes < need:
+        size = max(SLOT_BYTES, need)
+        slots = _local.slots = [_Slot(cp, size), _Slot(cp, size)]
+    return slots
+
+
+@dataclass
+class _Round:
+    """Row groups decoded together: their chunks (indices into the plan's) and rows."""
+
+    chunks: list[int]
+    rows: int
+    raw: int  #: compressed bytes of the chunks
+    scratch: int  #: bound on decompressed bytes (the chunks' uncompressed sizes)
+
+
+def parquet_chunks(
+    name: str, columns: tuple[str, str], label: str, num_nodes: int | None
+) -> Iterator[Any] | None:
+    """The file's edges as :class:`concomp.streaming.EdgeChunk` s of device ids, or None
+    where the file is beyond the decoder (the reason is logged; nothing has been read).
+
+    ``columns`` names the source and target columns; ``label`` starts each chunk's name.
+    Raises :class:`~concomp.errors.GraphFormatError` for a corrupt file, naming the row
+    group and the column.
+    """
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(name)
+    leaves = [pf.schema.column(i).path for i in range(len(pf.schema))]
+    if columns[0] not in leaves or columns[1] not in leaves:
+        return None  # a nested schema: pyarrow reads it
+    idx = (leaves.index(columns[0]), leaves.index(columns[1]))
+    plan = pages.column_plan(pf, idx)
+    if isinstance(plan, str):
+        log.debug("%s: read by pyarrow, not on the GPU (%s)", name, plan)
+        return None
+    if plan.rows == 0:
+        return None  # no pages: the host path gives the empty chunk
+    rounds = _rounds(pf, plan, idx)
+    if rounds is None:
+        log.debug("%s: a row group exceeds the device's share; read by pyarrow", name)
+        return None
+    log.debug("%s: decoded on the GPU in %d round(s) of row groups", name, len(rounds))
+    return _decoded(name, plan, rounds, label, num_nodes)
+
+
+def _rounds(pf: Any, plan: pages.ColumnPlan, idx: tuple[int, int]) -> list[_Round] | None:
+    """Row groups in rounds that each fit :data:`_DEVICE_SHARE` of the free memory."""
+    free = free_device_bytes()
+    budget = int(_DEVICE_SHARE * free) if free else 1 << 62
+    out: list[_Round] = []
+    cur = _Round([], 0, 0, 0)
+    by_group: dict[int, list[int]] = {}
+    for i, c in enumerate(plan.chunks):
+        by_group.setdefault(c.group, []).append(i)
+    for g, members in sorted(by_group.items()):
+        meta = pf.metadata.row_group(g)
+        rows = meta.num_rows
+        raw = sum(plan.chunks[i].size for i in members)
+        scratch = sum(
+            meta.column(idx[plan.chunks[i].column]).total_uncompressed_size
+            for i in members
+            if plan.chunks[i].codec
+        )
+        need = raw + scratch + 16 * rows  # int64 ids where int32 do not hold them
+        if need > budget:
+            return None
+        if cur.chunks and (cur.raw + cur.scratch + 16 * cur.rows) + need > budget:
+            out.append(cur)
+            cur = _Round([], 0, 0, 0)
+        cur.chunks += members
+        cur.rows += rows
+        cur.raw += raw
+        cur.scratch += scratch
+    if cur.chunks:
+        out.append(cur)
+    return out
+
+
+def _decoded(
+    name: str, plan: pages.ColumnPlan, rounds: list[_Round], label: str, n: int | None
+) -> Iterator[Any]:
+    from ..streaming import EdgeChunk
+
+    cp = cupy_or_raise()
+    fd = os.open(name, os.O_RDONLY)
+    try:
+        for rnd in rounds:
+            first = plan.chunks[rnd.chunks[0]].group
+            last = plan.chunks[rnd.chunks[-1]].group
+            where = f"row groups {first}..{last}" if first != last else f"row group {first}"
+            src, dst = decode_round(cp, fd, name, plan, rnd)
+            yield EdgeChunk(f"{label} ({name!r}, {where})", src, dst, n, decoded=True)
+    finally:
+        os.close(fd)
+
+
+def _read_ranges(fd: int, view: np.ndarray, ranges: list[tuple[int, int, int]], name: str) -> None:
+    """Fill ``view[at:at + size]`` with the file's bytes from ``offset`` on for every
+    ``(at, offset, size)`` of ``ranges``, in pieces read on all cores at once."""
+    pool = _readers()
+
+    def piece(at: int, offset: int, size: int) -> None:
+        mv = view.data[at : at + size]
+        done = 0
+        while done < size:  # pread may return less than asked
+            got = os.preadv(fd, [mv[done:]], offset + done)
+            if got == 0:
+                raise GraphFormatError(
+                    f"{name}: the file ends at byte {offset + done}, inside a column chunk "
+                    "its footer places there. Fix: write the file again."
+                )
+            done += got
+
+    futures = [
+        pool.submit(piece, at + lo, offset + lo, min(_READ_PIECE, size - lo))
+        for at, offset, size in ranges
+        for lo in range(0, size, _READ_PIECE)
+    ]
+    for f in futures:
+        f.result()
+
+
+def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Round) -> tuple:
+    """The two id columns of one round's row groups as device arrays (int32 where every
+    id fits, else int64)."""
+    chunks = [plan.chunks[i] for i in rnd.chunks]
+    max_def = np.array([plan.max_def[c.column] for c in chunks], np.int64)
+    slots = _slots(cp, max(c.size for c in chunks))
+    buf = cp.empty(rnd.raw + rnd.scratch, dtype=cp.uint8)
+    copy = cp.cuda.Stream(non_blocking=True)
+    tables = []
+    pos, k, s = 0, 0, 0
+    while k < len(chunks):  # fill a slot with whole chunks, parse them, send, next slot
+        slot = slots[s]
+        slot.copied.synchronize()  # its previous copy to the device is done
+        j, fill = k, 0
+        while j < len(chunks) and fill + chunks[j].size <= slot.nbytes:
+            fill += chunks[j].size
+            j += 1
+        sizes = np.array([c.size for c in chunks[k:j]], np.int64)
+        rel = np.cumsum(sizes) - sizes
+        ranges = [(int(a), c.offset, c.size) for a, c in zip(rel, chunks[k:j])]
+        _read_ranges(fd, slot.view, ranges, name)
+        cp.cuda.runtime.memcpyAsync(
+            buf.data.ptr + pos,
+            slot.view.ctypes.data,
+            fill,
+            cp.cuda.runtime.memcpyHostToDevice,
+            copy.ptr,
+        )
+        slot.copied.record(copy)
+        table, err, bad = pages.page_table(slot.view, rel, rel + sizes)
+
+        def what(c: int, k: int = k) -> str:
+            return _chunk_name(name, chunks[k + c])
+
+        pages.check_table(table, err, bad, max_def[k:j], what)
+        table[:, 0] += k
+        table[:, 2] += pos
+        tables.append(table)
+        pos += fill
+        k, s = j, 1 - s
+    table = np.concatenate(tables)
+    jobs, decode = _tables(table, chunks, plan, rnd, name)
+    ready = cp.cuda.Event(disable_timing=True)
+    ready.record(copy)
+    cp.cuda.get_current_stream().wait_event(ready)
+    status = cp.zeros(table.shape[0], dtype=cp.int32)
+    _snappy(cp, buf, jobs, status)
+    out = _values(cp, buf, decode, plan, rnd.rows, status, cp.int32)
+    codes = cp.asnumpy(status)
+    if (codes == _NARROW).any():  # an id above int32: decode again into int64
+        status[status == _NARROW] = 0  # errors of the decompression stay
+        out = _values(cp, buf, decode, plan, rnd.rows, status, cp.int64)
+        codes = cp.asnumpy(status)
+    bad_pages = np.flatnonzero(codes)
+    if bad_pages.shape[0]:
+        p = int(bad_pages[0])
+        message = _MESSAGES.get(int(codes[p]), f"page error {int(codes[p])}")
+        raise GraphFormatError(
+            f"{_chunk_name(name, chunks[int(table[p, 0])])}: {message} (decoding on the GPU). "
+            f"{pages.FORMAT_FIX}"
+        )
+    return out
+
+
+def _snappy(cp: Any, buf: Any, jobs: tuple[np.ndarray, np.ndarray], status: Any) -> None:
+    """Launch ``pq_snappy`` over the jobs (one thread each)."""
+    nj = int(jobs[0].shape[0])
+    if nj:
+        get_kernel("parquet.cu", "pq_snappy")(
+            (-(-nj // 64),),
+            (64,),
+            (buf, cp.asarray(jobs[0]), np.int64(nj), cp.asarray(jobs[1]), status),
+        )
+
+
+def _chunk_name(name: str, chunk: pages.ChunkRef) -> str:
+    return f"{name}: row group {chunk.group}, {'source' if chunk.column == 0 else 'target'} column"
+
+
+def _tables(
+    table: np.ndarray, chunks: list[pages.ChunkRef], plan: pages.ColumnPlan, rnd: _Round, name: str
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The Snappy jobs ``(in_pos, in_len, out_pos, out_len)`` with their pages, and the
+    decode table (``PV_*`` columns of ``cuda/parquet.cu``) with its pages, of a round.
+
+    Raises :class:`~concomp.errors.GraphFormatError` where the pages contradict the
+    footer: more decompressed bytes than its sizes allow, a dictionary page shorter than
+    its values, or pages that hold another number of values than the chunk.
+    """
+    kind, size, usize, levels = table[:, 1], table[:, 3], table[:, 4], table[:, 7]
+    codec = np.array([c.codec for c in chunks], np.int64)[table[:, 0]]
+    compressed = (codec != 0) & (table[:, 8] != 0)
+    # a page's value bytes: decompressed into the scratch part (after the raw bytes, in
+    # page order), or where they lie; a V2 page's levels are never compressed
+    vlen = np.where(compressed, usize - levels, size - levels)
+    grown = np.where(compressed, vlen, 0)
+    if (vlen < 0).any() or int(grown.sum()) > rnd.scratch:
+        c = int(table[np.flatnonzero((vlen < 0) | compressed)[0], 0])
+        raise GraphFormatError(
+            f"{_chunk_name(name, chunks[c])}: its pages decompress to more bytes than the "
+            f"footer gives the column chunk. {pages.FORMAT_FIX}"
+        )
+    scratch = rnd.raw + np.cumsum(grown) - grown
+    vpos = np.where(compressed, scratch, table[:, 2] + levels)
+    jobs = np.stack([table[:, 2] + levels, size - levels, scratch, vlen], axis=1)[compressed]
+    job_pages = np.flatnonzero(compressed).astype(np.int32)
+    # the dictionary of each chunk
+    dict_pos = np.full(len(chunks), -1, np.int64)
+    dict_count = np.zeros(len(chunks), np.int64)
+    for p in np.flatnonzero(kind == pages.DICTIONARY_PAGE):
+        c = int(table[p, 0])
+        if dict_pos[c] >= 0 or vlen[p] < table[p, 5] * plan.widths[chunks[c].column]:
+            raise GraphFormatError(
+                f"{_chunk_name(name, chunks[c])}: a second dictionary page, or one shorter "
+                f"than its values. {pages.FORMAT_FIX}"
+            )
+        dict_pos[c], dict_count[c] = vpos[p], table[p, 5]
+    data = np.flatnonzero((kind == pages.DATA_PAGE) | (kind == pages.DATA_PAGE_V2))
+    c_of, values = table[data, 0], table[data, 5]
+    chunk_rows = np.array([c.rows for c in chunks], np.int64)
+    got = np.bincount(c_of, weights=values, minlength=len(chunks)).astype(np.int64)
+    if (got != chunk_rows).any():
+        c = int(np.flatnonzero(got != chunk_rows)[0])
+        raise GraphFormatError(
+            f"{_chunk_name(name, chunks[c])}: its pages hold {int(got[c])} values, the "
+            f"footer says {int(chunk_rows[c])}. {pages.FORMAT_FIX}"
+        )
+    col = np.array([c.column for c in chunks], np.int64)
+    chunk_row = np.zeros(len(chunks), np.int64)  # each column's chunks follow from row 0
+    for k in (0, 1):
+        mine = np.flatnonzero(col == k)
+        chunk_row[mine] = np.cumsum(chunk_rows[mine]) - chunk_rows[mine]
+    # a page's rows start after the pages before it in its chunk (pages are in chunk order)
+    before = np.cumsum(values) - values
+    first = np.r_[True, c_of[1:] != c_of[:-1]] if data.shape[0] else np.zeros(0, bool)
+    before -= np.maximum.accumulate(np.where(first, before, 0))
+    decode = np.stack(
+        [
+            vpos[data],
+            vlen[data],
+            values,
+            table[data, 6],
+            chunk_row[c_of] + before,
+            dict_pos[c_of],
+            dict_count[c_of],
+            ((kind[data] == pages.DATA_PAGE) & (np.array(plan.max_def)[col[c_of]] > 0)),
+            col[c_of],
+        ],
+        axis=1,
+    ).astype(np.int64)
+    return (jobs, job_pages), (decode, data.astype(np.int32))
+
+
+def _values(
+    cp: Any, buf: Any, decode: tuple, plan: pages.ColumnPlan, rows: int, status: Any, out_t: Any
+) -> tuple[Any, Any]:
+    """Launch ``pq_values`` for each column's pages into new ``out_t`` arrays."""
+    table, page_ids = decode
+    out = (cp.empty(rows, dtype=out_t), cp.empty(rows, dtype=out_t))
+    o = _TYPES[np.dtype(out_t).itemsize]
+    for k in (0, 1):
+        mine = np.flatnonzero(table[:, 8] == k)
+        if not mine.shape[0]:
+            continue
+        npg = int(mine.shape[0])
+        kernel = get_kernel("parquet.cu", f"pq_values<{_TYPES[plan.widths[k]]}, {o}>")
+        kernel(
+            (min(npg, 65535),),
+            (256,),
+            (
+                buf,
+                cp.asarray(table[mine]),
+                np.int32(npg),
+                out[0],
+                out[1],
+                status,
+                cp.asarray(page_ids[mine]),
+            ),
+        )
+    return out
