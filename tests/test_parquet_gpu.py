@@ -126,6 +126,13 @@ def test_public_calls_on_a_file_match_the_cpu_engine_and_return_host_labels(
     np.testing.assert_array_equal(streamed[1], want[1])
     forest = concomp.spanning_forest(path, num_nodes=n, device="gpu")
     assert forest.num_components == want[0]
+    msf = concomp.minimum_spanning_forest(path, device="gpu")  # ids as the file holds them
+    cpu_msf = concomp.minimum_spanning_forest(path, device="cpu")
+    assert (msf.num_nodes, msf.num_edges, msf.total_weight) == (
+        cpu_msf.num_nodes,
+        cpu_msf.num_edges,
+        cpu_msf.total_weight,
+    )
 
 
 def test_files_beyond_the_decoder_are_read_by_pyarrow(tmp_path, caplog):
