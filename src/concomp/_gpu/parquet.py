@@ -22,7 +22,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,9 +186,11 @@ def _decoded(
         os.close(fd)
 
 
-def _read_ranges(fd: int, view: np.ndarray, ranges: list[tuple[int, int, int]], name: str) -> None:
-    """Fill ``view[at:at + size]`` with the file's bytes from ``offset`` on for every
-    ``(at, offset, size)`` of ``ranges``, in pieces read on all cores at once."""
+def _submit_reads(
+    fd: int, view: np.ndarray, ranges: list[tuple[int, int, int]], name: str
+) -> list[Future]:
+    """Start filling ``view[at:at + size]`` with the file's bytes from ``offset`` on for
+    every ``(at, offset, size)`` of ``ranges``, in pieces read on all cores at once."""
     pool = _readers()
 
     def piece(at: int, offset: int, size: int) -> None:
@@ -203,36 +205,61 @@ def _read_ranges(fd: int, view: np.ndarray, ranges: list[tuple[int, int, int]], 
                 )
             done += got
 
-    futures = [
+    return [
         pool.submit(piece, at + lo, offset + lo, min(_READ_PIECE, size - lo))
         for at, offset, size in ranges
         for lo in range(0, size, _READ_PIECE)
     ]
-    for f in futures:
-        f.result()
+
+
+def _slot_fills(chunks: list[pages.ChunkRef], room: int) -> list[tuple[int, int]]:
+    """Consecutive chunk ranges ``[k, j)`` that each fill one slot of ``room`` bytes."""
+    out, k = [], 0
+    while k < len(chunks):
+        j, fill = k, 0
+        while j < len(chunks) and fill + chunks[j].size <= room:
+            fill += chunks[j].size
+            j += 1
+        out.append((k, j))
+        k = j
+    return out
 
 
 def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Round) -> tuple:
     """The two id columns of one round's row groups as device arrays (int32 where every
-    id fits, else int64)."""
+    id fits, else int64).
+
+    A pipeline over the two pinned slots: while the threads read the next slot, the
+    host parses the page headers of the one just read and its bytes cross to the
+    device. Pages are decompressed and decoded once every page is in.
+    """
     chunks = [plan.chunks[i] for i in rnd.chunks]
     max_def = np.array([plan.max_def[c.column] for c in chunks], np.int64)
     slots = _slots(cp, max(c.size for c in chunks))
+    fills = _slot_fills(chunks, slots[0].nbytes)
     buf = cp.empty(rnd.raw + rnd.scratch, dtype=cp.uint8)
     copy = cp.cuda.Stream(non_blocking=True)
-    tables = []
-    pos, k, s = 0, 0, 0
-    while k < len(chunks):  # fill a slot with whole chunks, parse them, send, next slot
-        slot = slots[s]
-        slot.copied.synchronize()  # its previous copy to the device is done
-        j, fill = k, 0
-        while j < len(chunks) and fill + chunks[j].size <= slot.nbytes:
-            fill += chunks[j].size
-            j += 1
+
+    def start(g: int) -> tuple[np.ndarray, np.ndarray, list[Future]]:
+        k, j = fills[g]
         sizes = np.array([c.size for c in chunks[k:j]], np.int64)
         rel = np.cumsum(sizes) - sizes
+        slot = slots[g % 2]
+        slot.copied.synchronize()  # the slot's previous copy to the device is done
         ranges = [(int(a), c.offset, c.size) for a, c in zip(rel, chunks[k:j])]
-        _read_ranges(fd, slot.view, ranges, name)
+        return rel, sizes, _submit_reads(fd, slot.view, ranges, name)
+
+    tables: list[np.ndarray] = []
+    job_lists: list[tuple[np.ndarray, np.ndarray]] = []
+    places: list[np.ndarray] = []
+    pos, grown = 0, 0  # raw bytes placed on the device; scratch bytes given out
+    pending = start(0)
+    for g, (k, j) in enumerate(fills):
+        slot = slots[g % 2]
+        rel, sizes, reads = pending
+        for f in reads:
+            f.result()
+        fill = int(sizes.sum())
         cp.cuda.runtime.memcpyAsync(
             buf.data.ptr + pos,
             slot.view.ctypes.data,
@@ -241,6 +268,8 @@ def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Roun
             copy.ptr,
         )
         slot.copied.record(copy)
+        if g + 1 < len(fills):  # the next slot reads while this one is parsed
+            pending = start(g + 1)
         table, err, bad = pages.page_table(slot.view, rel, rel + sizes)
 
         def what(c: int, k: int = k) -> str:
@@ -249,16 +278,26 @@ def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Roun
         pages.check_table(table, err, bad, max_def[k:j], what)
         table[:, 0] += k
         table[:, 2] += pos
+        jobs, place, grown = _slot_jobs(table, chunks, rnd, grown, name)
+        jobs[1][:] += sum(t.shape[0] for t in tables)  # pages counted in the round
         tables.append(table)
+        job_lists.append(jobs)
+        places.append(place)
         pos += fill
-        k, s = j, 1 - s
     table = np.concatenate(tables)
-    jobs, decode = _tables(table, chunks, plan, rnd, name)
+    decode = _tables(table, np.concatenate(places), chunks, plan, name)
+    # one launch for every page: a thread decompresses a page, and only all of a round's
+    # pages at once keep the device busy
     ready = cp.cuda.Event(disable_timing=True)
     ready.record(copy)
     cp.cuda.get_current_stream().wait_event(ready)
     status = cp.zeros(table.shape[0], dtype=cp.int32)
-    _snappy(cp, buf, jobs, status)
+    _snappy(
+        cp,
+        buf,
+        (np.concatenate([j[0] for j in job_lists]), np.concatenate([j[1] for j in job_lists])),
+        status,
+    )
     out = _values(cp, buf, decode, plan, rnd.rows, status, cp.int32)
     codes = cp.asnumpy(status)
     if (codes == _NARROW).any():  # an id above int32: decode again into int64
@@ -291,34 +330,54 @@ def _chunk_name(name: str, chunk: pages.ChunkRef) -> str:
     return f"{name}: row group {chunk.group}, {'source' if chunk.column == 0 else 'target'} column"
 
 
-def _tables(
-    table: np.ndarray, chunks: list[pages.ChunkRef], plan: pages.ColumnPlan, rnd: _Round, name: str
-) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """The Snappy jobs ``(in_pos, in_len, out_pos, out_len)`` with their pages, and the
-    decode table (``PV_*`` columns of ``cuda/parquet.cu``) with its pages, of a round.
+def _slot_jobs(
+    table: np.ndarray, chunks: list[pages.ChunkRef], rnd: _Round, grown: int, name: str
+) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray, int]:
+    """The Snappy jobs ``(in_pos, in_len, out_pos, out_len)`` of one slot's pages (with
+    each job's page, counted in the slot), where each page's value bytes lie (an
+    ``(n, 2)`` array of position and length in the buffer), and the scratch bytes given
+    out with them (``grown`` before).
 
-    Raises :class:`~concomp.errors.GraphFormatError` where the pages contradict the
-    footer: more decompressed bytes than its sizes allow, a dictionary page shorter than
-    its values, or pages that hold another number of values than the chunk.
+    Compressed pages decompress into the scratch part (after the raw bytes, in page
+    order); a V2 page's levels are stored uncompressed before its values. Raises
+    :class:`~concomp.errors.GraphFormatError` where the pages decompress to more bytes
+    than the footer's sizes allow.
     """
-    kind, size, usize, levels = table[:, 1], table[:, 3], table[:, 4], table[:, 7]
+    size, usize, levels = table[:, 3], table[:, 4], table[:, 7]
     codec = np.array([c.codec for c in chunks], np.int64)[table[:, 0]]
     compressed = (codec != 0) & (table[:, 8] != 0)
-    # a page's value bytes: decompressed into the scratch part (after the raw bytes, in
-    # page order), or where they lie; a V2 page's levels are never compressed
     vlen = np.where(compressed, usize - levels, size - levels)
-    grown = np.where(compressed, vlen, 0)
-    if (vlen < 0).any() or int(grown.sum()) > rnd.scratch:
+    more = np.where(compressed, vlen, 0)
+    if (vlen < 0).any() or grown + int(more.sum()) > rnd.scratch:
         c = int(table[np.flatnonzero((vlen < 0) | compressed)[0], 0])
         raise GraphFormatError(
             f"{_chunk_name(name, chunks[c])}: its pages decompress to more bytes than the "
             f"footer gives the column chunk. {pages.FORMAT_FIX}"
         )
-    scratch = rnd.raw + np.cumsum(grown) - grown
+    scratch = rnd.raw + grown + np.cumsum(more) - more
     vpos = np.where(compressed, scratch, table[:, 2] + levels)
     jobs = np.stack([table[:, 2] + levels, size - levels, scratch, vlen], axis=1)[compressed]
     job_pages = np.flatnonzero(compressed).astype(np.int32)
-    # the dictionary of each chunk
+    return (jobs, job_pages), np.stack([vpos, vlen], axis=1), grown + int(more.sum())
+
+
+def _tables(
+    table: np.ndarray,
+    place: np.ndarray,
+    chunks: list[pages.ChunkRef],
+    plan: pages.ColumnPlan,
+    name: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The decode table (``PV_*`` columns of ``cuda/parquet.cu``) of a round's data
+    pages, and those pages (rows of ``table``); ``place`` holds each page's value bytes
+    (position, length).
+
+    Raises :class:`~concomp.errors.GraphFormatError` where the pages contradict the
+    footer: a dictionary page shorter than its values, or pages that hold another
+    number of values than the chunk.
+    """
+    kind = table[:, 1]
+    vpos, vlen = place[:, 0], place[:, 1]
     dict_pos = np.full(len(chunks), -1, np.int64)
     dict_count = np.zeros(len(chunks), np.int64)
     for p in np.flatnonzero(kind == pages.DICTIONARY_PAGE):
@@ -362,7 +421,7 @@ def _tables(
         ],
         axis=1,
     ).astype(np.int64)
-    return (jobs, job_pages), (decode, data.astype(np.int32))
+    return decode, data.astype(np.int32)
 
 
 def _values(

@@ -368,7 +368,7 @@ def _page_header(
     return pos
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)  # the GPU decoder parses while its threads read
 def _walk(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, table: np.ndarray) -> tuple:
     """Walk the pages of every chunk ``buf[starts[c]:ends[c]]``; fill ``table`` when it
     has rows (else only count). Returns (pages, error code, chunk of the error)."""
