@@ -143,6 +143,8 @@ def column_plan(pf: Any, columns: tuple[int, int]) -> ColumnPlan | str:
                     return f"row group {g} does not record its null count"
                 if stats.null_count:
                     return f"row group {g} holds null ids"
+            if cc.num_values != group.num_rows:  # flat, no nulls: one value a row
+                return f"row group {g} holds {cc.num_values} values in {group.num_rows} rows"
             start = cc.dictionary_page_offset if cc.has_dictionary_page else cc.data_page_offset
             if start is None or start < 4 or cc.total_compressed_size <= 0:
                 return f"row group {g} gives no byte range for its column chunk"
