@@ -201,9 +201,32 @@ FOREST_FAMILIES: dict[str, frozenset[str]] = {
     f: _CPU_GPU for f in ("soman", "sv", "lt", "ecl", "afforest", "graft", "graft_updt", "bfs_cc")
 }
 
-#: Position of the update rule in a Liu-Tarjan rule name ("cru", "prfa", ...): "r"
-#: (root-update) changes roots only, "u" any vertex.
-_LT_UPDATE = 1
+#: Liu-Tarjan's connect rules by letter, in the order both engines' kernels number
+#: them: (c)onnect, (p)arent-connect, (e)xtended-connect.
+LT_CONNECT = "cpe"
+
+
+@dataclass(frozen=True)
+class LiuTarjanRule:
+    """A Liu-Tarjan rule name ("cru", "prfa", ...) read once for every engine."""
+
+    connect: int  #: index into :data:`LT_CONNECT`
+    root_only: bool  #: "r": the update changes roots only ("u": any vertex)
+    full: bool  #: "f": full shortcut ("s": one level)
+    alter: bool  #: a trailing "a": every edge is replaced by its endpoints' parents
+
+
+def liu_tarjan_rule(rule: str) -> LiuTarjanRule:
+    """The parts of the Liu-Tarjan rule name ``rule``.
+
+    Examples
+    --------
+    >>> liu_tarjan_rule("prfa")
+    LiuTarjanRule(connect=1, root_only=True, full=True, alter=True)
+    """
+    return LiuTarjanRule(
+        LT_CONNECT.index(rule[0]), rule[1] == "r", rule[2] == "f", rule.endswith("a")
+    )
 
 
 def family_records_forest(engine: str, finish: str, rule: str) -> bool:
@@ -212,7 +235,7 @@ def family_records_forest(engine: str, finish: str, rule: str) -> bool:
     root-update rules, since the others move vertices that are not roots between trees."""
     if engine not in FOREST_FAMILIES.get(finish, ()):
         return False
-    return finish != "lt" or rule[_LT_UPDATE] == "r"
+    return finish != "lt" or liu_tarjan_rule(rule).root_only
 
 
 def union_rule(name: object) -> UnionRule:

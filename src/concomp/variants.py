@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from ._rules import UNION_RULES, union_rules_for
+from ._rules import LT_CONNECT, UNION_RULES, union_rules_for
 from .errors import InvalidVariantError
 
 __all__ = [
@@ -123,7 +123,7 @@ COMPRESS_RULES: dict[Finish, tuple[str, ...]] = {
     # other 20 combinations converge (checked against SciPy, sampled or not).
     Finish.LT: tuple(
         c + u + sc + a
-        for c in "cpe"
+        for c in LT_CONNECT
         for u in "ur"
         for sc in "sf"
         for a in ("a", "")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .._rules import liu_tarjan_rule
 from .._shared.threads import serialized
 from .atomics import atomic_load, atomic_min, cas
 from .family_state import _relabel_edges, _shortcut_full, _shortcut_once
@@ -210,10 +211,10 @@ def liu_tarjan(P, src, dst, rule: str, lmax: int, use: int, hook, record: bool) 
     """
     msg = P.copy()
     win = np.full(P.shape[0] if record else 1, -1, dtype=np.int64)
+    r = liu_tarjan_rule(rule)
     _lt_rounds(
-        P, msg, src, dst, "cpe".index(rule[0]), rule[1] == "r", rule[2] == "f",
-        rule.endswith("a"), lmax, use, hook, win, record,
-    )  # fmt: skip
+        P, msg, src, dst, r.connect, r.root_only, r.full, r.alter, lmax, use, hook, win, record
+    )
 
 
 # ------------------------------------------------------------------ Stergiou et al.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._rules import liu_tarjan_rule
 from ..variants import UNION_FIND, Finish, Layout, Sampling, Variant
 from .family_state import STAGES_SEED, Ctx, Labels
 from .unionfind import UnionFindRun
@@ -207,9 +208,8 @@ def liu_tarjan(ctx: Ctx, labels: Labels):
     rules only) every hooked root records an edge whose message it took: after the
     connect, each edge that sent a root its final message offers its id.
     """
-    rule = str(ctx.v.compress)
-    connect = "cpe".index(rule[0])
-    root_only, full, alter = rule[1] == "r", rule[2] == "f", rule.endswith("a")
+    rule = liu_tarjan_rule(str(ctx.v.compress))
+    connect, root_only, full, alter = rule.connect, rule.root_only, rule.full, rule.alter
     n, I, P = ctx.n, ctx.I, labels.P
     src, dst = ctx.coo(copy=alter)
     m = int(src.shape[0])
