@@ -160,3 +160,89 @@ def test_a_page_past_its_chunk_is_a_format_error(tmp_path):
     ends[1] -= 1  # the chunk's last page now runs past its end
     _, err, where = pages.page_table(buf, starts, ends)
     assert (err, where) == (pages.OVERRUN, 1)
+
+
+# ------------------------------------------------------ the GPU decoder's tables, on the host
+def _rle_hybrid(buf, pos, end, width, count):
+    """Decode ``count`` values of Parquet's RLE / bit-packed hybrid (the contract of
+    ``pq_values`` in cuda/parquet.cu, written plainly)."""
+    out = []
+    while len(out) < count:
+        h, shift = 0, 0
+        while True:
+            b = int(buf[pos])
+            pos += 1
+            h |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        if h & 1 == 0:
+            nb = (width + 7) // 8
+            out += [int.from_bytes(bytes(buf[pos : pos + nb]), "little")] * (h >> 1)
+            pos += nb
+        else:
+            groups = h >> 1
+            bits = int.from_bytes(bytes(buf[pos : pos + groups * width]), "little")
+            out += [(bits >> (i * width)) & ((1 << width) - 1) for i in range(groups * 8)]
+            pos += groups * width
+        assert pos <= end
+    return np.array(out[:count], dtype=np.int64)
+
+
+def _decode_on_host(path):
+    """The GPU decoder's host half (page tables, Snappy jobs, decode table) with the
+    kernels' work done by pyarrow's Snappy and NumPy: the ids it would produce."""
+    gp = pytest.importorskip("concomp._gpu.parquet")
+    pf = pq.ParquetFile(path)
+    plan = pages.column_plan(pf, (0, 2))
+    raw = sum(c.size for c in plan.chunks)
+    meta = pf.metadata
+    scratch = sum(
+        meta.row_group(c.group).column(2 * c.column).total_uncompressed_size
+        for c in plan.chunks
+        if c.codec
+    )
+    rnd = gp._Round(list(range(len(plan.chunks))), plan.rows, raw, scratch)
+    file = np.fromfile(path, np.uint8)
+    buf = np.zeros(raw + scratch, np.uint8)
+    sizes = np.array([c.size for c in plan.chunks])
+    at = np.cumsum(sizes) - sizes
+    for a, c in zip(at, plan.chunks):  # the chunks side by side, as decode_round lays them
+        buf[a : a + c.size] = file[c.offset : c.offset + c.size]
+    table, err, bad = pages.page_table(buf, at, at + sizes)
+    pages.check_table(table, err, bad, np.array([plan.max_def[c.column] for c in plan.chunks]), str)
+    (jobs, _), place, grown = gp._slot_jobs(table, plan.chunks, rnd, 0, str(path))
+    assert grown <= scratch
+    for in_pos, in_len, out_pos, out_len in jobs:
+        assert out_pos >= raw and out_pos + out_len <= raw + scratch
+        data = pa.py_buffer(bytes(buf[in_pos : in_pos + in_len]))
+        buf[out_pos : out_pos + out_len] = np.frombuffer(
+            pa.decompress(data, decompressed_size=int(out_len), codec="snappy"), np.uint8
+        )
+    decode, _ = gp._tables(table, place, plan.chunks, plan, str(path))
+    out = [np.full(plan.rows, -1, np.int64), np.full(plan.rows, -1, np.int64)]
+    for pos, length, count, enc, row, dpos, dcount, levels, col in decode:
+        end = pos + length
+        if levels:
+            pos += 4 + int.from_bytes(bytes(buf[pos : pos + 4]), "little")
+        w = plan.widths[col]
+        dt = np.int32 if w == 4 else np.int64
+        if enc == pages.PLAIN:
+            vals = np.frombuffer(bytes(buf[pos : pos + count * w]), dt)
+        else:
+            idx = _rle_hybrid(buf, pos + 1, end, int(buf[pos]), count)
+            assert (idx < dcount).all()
+            vals = np.frombuffer(bytes(buf[dpos : dpos + dcount * w]), dt)[idx]
+        assert (out[col][row : row + count] == -1).all(), "pages overlap"
+        out[col][row : row + count] = vals
+    return out
+
+
+@pytest.mark.parametrize("layout", sorted(set(LAYOUTS) - {"no statistics"}))
+@pytest.mark.parametrize("nullable", [True, False])
+def test_the_gpu_decoders_tables_give_pyarrows_ids(tmp_path, layout, nullable):
+    path = _file(tmp_path, m=3000, nullable=nullable, **LAYOUTS[layout])
+    src, dst = _decode_on_host(path)
+    t = pq.read_table(path)
+    np.testing.assert_array_equal(src, t.column("src").to_numpy())
+    np.testing.assert_array_equal(dst, t.column("dst").to_numpy())
