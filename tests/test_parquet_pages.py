@@ -246,3 +246,33 @@ def test_the_gpu_decoders_tables_give_pyarrows_ids(tmp_path, layout, nullable):
     t = pq.read_table(path)
     np.testing.assert_array_equal(src, t.column("src").to_numpy())
     np.testing.assert_array_equal(dst, t.column("dst").to_numpy())
+
+
+def test_corrupt_bytes_never_send_the_decoder_out_of_its_chunk(tmp_path):
+    """Any bytes in a chunk give either pages that lie inside it, with sizes and counts
+    that are not negative (all the GPU decoder trusts), or an error code; never an
+    exception or a hang."""
+    hyp = pytest.importorskip("hypothesis")
+    st = pytest.importorskip("hypothesis.strategies")
+    path = _file(tmp_path, m=2000, row_group_size=700, data_page_size=256)
+    _, plan, buf, *_ = _pages(path)
+    starts = np.array([c.offset for c in plan.chunks])
+    ends = starts + np.array([c.size for c in plan.chunks])
+
+    @hyp.settings(max_examples=300, deadline=None)
+    @hyp.given(st.lists(st.tuples(st.integers(0, buf.shape[0] - 1), st.integers(0, 255)),
+                        min_size=1, max_size=12))  # fmt: skip
+    def check(flips):
+        bad = buf.copy()
+        for at, value in flips:
+            bad[at] = value
+        table, err, where = pages.page_table(bad, starts, ends)
+        assert err in (pages.OK, pages.BAD_HEADER, pages.OVERRUN, pages.BAD_PAGE)
+        assert (err == pages.OK) == (where == -1)
+        for row in table:
+            c, body, size = int(row[0]), int(row[2]), int(row[3])
+            assert starts[c] < body and body + size <= ends[c]
+            assert size >= 0 and row[4] >= 0 and 0 <= row[7] <= size
+            assert row[1] == 1 or row[5] >= 0  # counts of every page but an index page
+
+    check()
