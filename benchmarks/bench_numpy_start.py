@@ -8,7 +8,11 @@ pays, the next two whether anything stays slow. Each row runs with the default
 options (the NumPy start on) and with ``Options(numpy_start=False)`` (the kernels
 from the first call), median of ``--repeats`` processes after one that fills the
 cache. Shapes: a uniform random graph, and high-diameter ones with ids in order (a
-path, a natural-order 2-D grid), at and beyond the start's size bound.
+path, a natural-order 2-D grid), at and beyond the start's size bound. ``--calls K``
+times K calls a process; ``--scipy`` adds, for ``connected_components``, SciPy's
+``csgraph.connected_components`` on the same input in the same process after
+concomp's calls (its first call importing ``scipy.sparse.csgraph``); ``--shapes``
+keeps the rows of the shapes named.
 
 Usage::
 
@@ -48,6 +52,7 @@ CHILD = r"""
 import json, sys, time
 import numpy as np
 entry, shape, n, kind, start = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+ncalls, with_scipy = int(sys.argv[6]), sys.argv[7] == "scipy"
 if shape == "random":
     rng = np.random.default_rng(1)
     src, dst = rng.integers(0, n, 3 * n), rng.integers(0, n, 3 * n)
@@ -88,17 +93,36 @@ def call():
         concomp.stream_components(pieces, n, device="cpu", options=opts)
 
 times = []
-for _ in range(3):
+for _ in range(ncalls):
     t = time.perf_counter()
     call()
     times.append(time.perf_counter() - t)
+numba_loaded = "numba" in sys.modules
+scipy_s = []
+if with_scipy and entry == "connected_components":
+    for _ in range(ncalls):
+        t = time.perf_counter()
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import connected_components as scc
+        a = graph if kind == "csr" else sp.coo_array((w, (src, dst)), shape=(n, n))
+        scc(a, directed=False)
+        scipy_s.append(time.perf_counter() - t)
 print(json.dumps({"first_s": times[0], "calls_s": times, "edges": int(src.shape[0]),
-                  "numba_loaded": "numba" in sys.modules}))
+                  "numba_loaded": numba_loaded, "scipy_s": scipy_s}))
 """
 
 
-def measure(entry: str, shape: str, n: int, kind: str, start: str, repeats: int) -> dict:
-    args = ["-c", CHILD, entry, shape, str(n), kind, start]
+def measure(
+    entry: str,
+    shape: str,
+    n: int,
+    kind: str,
+    start: str,
+    repeats: int,
+    calls: int = 3,
+    scipy: bool = False,
+) -> dict:
+    args = ["-c", CHILD, entry, shape, str(n), kind, start, str(calls), "scipy" if scipy else ""]
     with tempfile.TemporaryDirectory(prefix="concomp-numpy-start-") as cache:
         _python(args, cache)  # fills the numba cache (its compile is not the question)
         rows = [_python(args, cache) for _ in range(repeats)]
@@ -114,6 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--entries", nargs="+", choices=ENTRIES, default=list(ENTRIES))
     p.add_argument("--out", type=Path)
+    p.add_argument("--calls", type=int, default=3)
+    p.add_argument("--scipy", action="store_true")
+    p.add_argument("--shapes", nargs="+", default=None)
     args = p.parse_args(argv)
     result: dict = {
         "benchmark": "numpy-start",
@@ -122,17 +149,21 @@ def main(argv: list[str] | None = None) -> int:
         "cpus": os.cpu_count(),
         "repeats": args.repeats,
         "entries": args.entries,
+        "calls": args.calls,
+        "command": "python benchmarks/bench_numpy_start.py " + " ".join(sys.argv[1:]),
         "rows": [],
     }
     out = args.out or HERE / "results" / f"{result['date']}-cpu-{result['commit']}-numpy-start.json"
-    print(f"{'entry':<24}{'shape':<14}{'n':>9}{'input':>7}  first on/off (s)  2nd,3rd on")
+    print(f"{'entry':<24}{'shape':<14}{'n':>9}{'input':>7}  first on/off (s)  later calls on")
     for entry in args.entries:
         for shape, n, kinds in ROWS:
+            if args.shapes and shape not in args.shapes:
+                continue
             for kind in kinds:
                 if entry in ("stream", "insert") and kind != "pair":
                     continue
-                on = measure(entry, shape, n, kind, "on", args.repeats)
-                off = measure(entry, shape, n, kind, "off", args.repeats)
+                on = measure(entry, shape, n, kind, "on", args.repeats, args.calls, args.scipy)
+                off = measure(entry, shape, n, kind, "off", args.repeats, args.calls)
                 result["rows"].append(
                     {"entry": entry, "shape": shape, "n": n, "input": kind, "on": on, "off": off}
                 )
@@ -144,8 +175,11 @@ def main(argv: list[str] | None = None) -> int:
                 later = (
                     "error" if "error" in on else ",".join(f"{t:.3f}" for t in on["calls_s"][1:])
                 )
+                sci = on.get("scipy_s") or []
+                scipy_txt = ("   scipy " + ",".join(f"{t:.3f}" for t in sci)) if sci else ""
                 print(
-                    f"{entry:<24}{shape:<14}{n:>9}{kind:>7}  {f(on):>7} /{f(off):>7}   {later}",
+                    f"{entry:<24}{shape:<14}{n:>9}{kind:>7}  {f(on):>7} /{f(off):>7}   {later}"
+                    + scipy_txt,
                     flush=True,
                 )
     result["median_first_ratio_on_off"] = statistics.median(

@@ -57,6 +57,51 @@ def test_roots_are_the_smallest_ids_on_every_shape(name, dtype):
 
 @pytest.mark.parametrize("name", list(SHAPES))
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("layout", ["pairs", "csr"])
+def test_scipys_roots_are_the_smallest_ids_on_every_shape(name, dtype, layout):
+    src, dst, n = SHAPES[name]
+    g = concomp.Graph.from_edges(src.astype(dtype), dst.astype(dtype), num_nodes=n)
+    if layout == "csr":
+        indptr, indices, _ = g.csr()
+        g = concomp.Graph.from_csr(indptr, indices)
+        assert not g.has_coo
+    got = nr._scipy_roots(g)
+    np.testing.assert_array_equal(got, _smallest_ids(src, dst, n))
+    assert got.dtype == np.int32
+    if layout == "csr":
+        assert not g.has_coo  # the rows were read as held, never expanded
+
+
+def test_scipy_answers_once_its_import_is_paid(monkeypatch):
+    """SciPy's csgraph answers from the first call where the process has it (as here),
+    and after NumPy runs that cost what its import would where it has not."""
+    src, dst, n = SHAPES["gnm_2000_2000"]
+    g = concomp.Graph.from_edges(src, dst, num_nodes=n)
+    monkeypatch.setattr(nr, "_KERNELS", "concomp._not_a_module")
+    monkeypatch.setattr(nr, "_spent", 0.0)
+    calls = []
+    real = nr._scipy_roots
+    monkeypatch.setattr(nr, "_scipy_roots", lambda graph: calls.append(1) or real(graph))
+    np.testing.assert_array_equal(nr.numpy_roots(g, DEFAULTS), _smallest_ids(src, dst, n))
+    assert calls == [1]  # csgraph is loaded in this process: no rent to pay
+    rents = {"scipy.sparse.csgraph": 1.0, "scipy.sparse": 1.0}
+    monkeypatch.setattr(nr, "SCIPY_RENT_SECONDS", rents)  # as if the import cost a second
+    monkeypatch.setattr(nr, "_spent", 0.0)
+    np.testing.assert_array_equal(nr.numpy_roots(g, DEFAULTS), _smallest_ids(src, dst, n))
+    assert calls == [1]  # NumPy's rounds answered
+    monkeypatch.setattr(nr, "_spent", 0.4)
+    nr.numpy_roots(g, DEFAULTS)
+    assert calls == [1]
+    rents["scipy.sparse.csgraph"] = 0.3
+    nr.numpy_roots(g, DEFAULTS)
+    assert calls == [1, 1]  # spent 0.4 >= 0.3
+    monkeypatch.setattr(nr, "SCIPY_RENT_SECONDS", {"concomp._not_a_module": 0.0})
+    nr.numpy_roots(g, DEFAULTS)
+    assert calls == [1, 1]  # no module of the table loaded: the NumPy rounds
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
 def test_forests_span_every_shape(name, dtype):
     src, dst, n = SHAPES[name]
     ids, count = nr._forest(src.astype(dtype), dst.astype(dtype), n)

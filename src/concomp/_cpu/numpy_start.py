@@ -12,6 +12,11 @@ spends more than about twice what loading numba up front would have cost, and a
 process that calls once never loads numba at all. Explicit ``algorithm=`` variants
 always run their compiled kernels.
 
+Component roots come from SciPy's ``csgraph`` (one linear search in compiled code)
+wherever the process has it loaded, and, where it has ``scipy.sparse`` (a SciPy
+matrix came in), once the NumPy runs have spent what importing ``csgraph`` costs
+(:data:`SCIPY_RENT_SECONDS`: the same rule at a smaller rent).
+
 The algorithm hooks roots to smaller roots and compresses fully after each round:
 every edge whose endpoints have different roots lowers the larger root's parent to the
 smaller root (``numpy.minimum.at``), then pointer jumping makes every parent a root
@@ -72,6 +77,14 @@ MSF_MAX_EDGES = MAX_EDGES
 RENT_SECONDS = 0.5
 #: A module the compiled union-find kernels live in: once it is loaded, they are used.
 _KERNELS = "concomp._cpu.unionfind"
+#: Seconds of NumPy runs after which :func:`numpy_roots` imports SciPy's ``csgraph``,
+#: by what the import costs: nothing where the process has it, about 0.03 s where
+#: ``scipy.sparse`` is loaded (a SciPy matrix came in). A process without
+#: ``scipy.sparse`` keeps the NumPy rounds: importing it costs about 0.1 s more, and
+#: on edge pairs SciPy's search, with the CSR it has to build first, gains little on
+#: random graphs (it gains most where ids follow a long path, as the NumPy rounds then
+#: grow in number).
+SCIPY_RENT_SECONDS = {"scipy.sparse.csgraph": 0.0, "scipy.sparse": 0.03}
 
 _spent = 0.0
 
@@ -98,7 +111,38 @@ def numpy_roots(graph: Graph, options: Options) -> np.ndarray | None:
     if not numpy_open(graph, options):
         return None
     with _rent():
+        if _scipy_paid():
+            return _scipy_roots(graph)
         return _roots(*graph.coo(), graph.num_nodes)
+
+
+def _scipy_paid() -> bool:
+    """Whether the NumPy runs so far have spent what importing SciPy's ``csgraph`` costs
+    this process (:data:`SCIPY_RENT_SECONDS`; never where ``scipy.sparse`` is not loaded)."""
+    loaded = next((m for m in SCIPY_RENT_SECONDS if m in sys.modules), None)
+    return loaded is not None and _spent >= SCIPY_RENT_SECONDS[loaded]
+
+
+def _scipy_roots(graph: Graph) -> np.ndarray:
+    """:func:`numpy_roots` by ``scipy.sparse.csgraph.connected_components`` (weak
+    components of the arcs as stored): SciPy numbers the components by their smallest
+    vertex, the first of each label in vertex order."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    n = graph.num_nodes
+    dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    if graph.has_coo:
+        src, dst = graph.coo()
+        matrix = sp.coo_matrix((np.ones(src.shape[0], np.int8), (src, dst)), shape=(n, n))
+    else:  # the rows as held; SciPy reads no values but wants an array of them
+        indptr, indices, _ = graph.csr()
+        ones = np.ones(indices.shape[0], np.int8)
+        matrix = sp.csr_matrix((ones, indices, indptr), shape=(n, n))
+    count, labels = connected_components(matrix, directed=True, connection="weak")
+    first = np.empty(count, dt)
+    first[labels[::-1]] = np.arange(n - 1, -1, -1, dtype=dt)  # the last write: the smallest
+    return first[labels]
 
 
 def numpy_forest(graph: Graph, options: Options) -> tuple[np.ndarray, int] | None:
