@@ -185,6 +185,28 @@ def _zigzag(v: int) -> int:
     return (v >> 1) ^ -(v & 1)
 
 
+#: What :func:`_field` gives as the type of a struct's end (the stop byte).
+_STOP = -1
+
+
+@nb.njit(cache=True, inline="always")
+def _field(buf: np.ndarray, pos: int, end: int, last: int) -> tuple[int, int, int]:
+    """The field header at ``pos`` of a struct whose previous field was ``last``:
+    ``(field id, compact type, position after it)``; the type is :data:`_STOP` at the
+    struct's end, the position -1 where the bytes are not valid."""
+    if pos >= end:
+        return 0, 0, -1
+    h = np.int64(buf[pos])
+    pos += 1
+    if h == 0:
+        return 0, _STOP, pos
+    t = h & 0x0F
+    if (h >> 4) != 0:  # a delta from the previous field's id
+        return last + (h >> 4), t, pos
+    fid, pos = _varint(buf, pos, end)
+    return _zigzag(fid), t, pos
+
+
 @nb.njit(cache=True)
 def _skip(buf: np.ndarray, pos: int, end: int, vtype: int, stack: np.ndarray) -> int:
     """The position after one value of compact type ``vtype`` that is a struct field
@@ -200,18 +222,12 @@ def _skip(buf: np.ndarray, pos: int, end: int, vtype: int, stack: np.ndarray) ->
         d = depth - 1
         element = True
         if kind[d] == 0:
-            if pos >= end:
+            _, t, pos = _field(buf, pos, end, 0)  # the ids of skipped fields do not matter
+            if pos < 0:
                 return -1
-            h = np.int64(buf[pos])
-            pos += 1
-            if h == 0:
+            if t == _STOP:
                 depth -= 1
                 continue
-            t = h & 0x0F
-            if (h >> 4) == 0:
-                _, pos = _varint(buf, pos, end)
-                if pos < 0:
-                    return -1
             element = False
         elif left[d] == 0:
             depth -= 1
@@ -273,19 +289,12 @@ def _struct_ints(buf: np.ndarray, pos: int, end: int, out: np.ndarray, stack: np
     into ``out[id]`` (bools as 1/0; fields absent keep what ``out`` held), the rest skipped.
     Returns the position after the struct, or -1."""
     last = 0
-    while pos < end:
-        h = np.int64(buf[pos])
-        pos += 1
-        if h == 0:
+    while True:
+        fid, t, pos = _field(buf, pos, end, last)
+        if pos < 0:
+            return -1
+        if t == _STOP:
             return pos
-        t = h & 0x0F
-        if (h >> 4) == 0:
-            fid, pos = _varint(buf, pos, end)
-            if pos < 0:
-                return -1
-            fid = _zigzag(fid)
-        else:
-            fid = last + (h >> 4)
         last = fid
         if 0 < fid < out.shape[0] and (t == 5 or t == 4 or t == 6):
             v, pos = _varint(buf, pos, end)
@@ -298,7 +307,6 @@ def _struct_ints(buf: np.ndarray, pos: int, end: int, out: np.ndarray, stack: np
             pos = _skip(buf, pos, end, t, stack)
             if pos < 0:
                 return -1
-    return -1
 
 
 @nb.njit(cache=True)
@@ -319,20 +327,11 @@ def _page_header(
     sub[7] = 1  # DataPageHeaderV2.is_compressed defaults to true
     last = 0
     while True:
-        if pos >= end:
+        fid, t, pos = _field(buf, pos, end, last)
+        if pos < 0:
             return -1
-        h = np.int64(buf[pos])
-        pos += 1
-        if h == 0:
+        if t == _STOP:
             break
-        t = h & 0x0F
-        if (h >> 4) == 0:
-            fid, pos = _varint(buf, pos, end)
-            if pos < 0:
-                return -1
-            fid = _zigzag(fid)
-        else:
-            fid = last + (h >> 4)
         last = fid
         if 1 <= fid <= 3 and t == 5:
             v, pos = _varint(buf, pos, end)
