@@ -276,3 +276,38 @@ def test_corrupt_bytes_never_send_the_decoder_out_of_its_chunk(tmp_path):
             assert row[1] == 1 or row[5] >= 0  # counts of every page but an index page
 
     check()
+
+
+def test_rounds_of_row_groups_fit_the_device_share(tmp_path, monkeypatch):
+    """A file larger than the share of free device memory is decoded in rounds of whole
+    row groups, in file order, each within the share; a row group larger than the
+    share leaves the file to pyarrow (None)."""
+    gp = pytest.importorskip("concomp._gpu.parquet")
+    path = _file(tmp_path, m=5000, row_group_size=500)  # ten row groups
+    pf = pq.ParquetFile(path)
+    plan = pages.column_plan(pf, (0, 2))
+
+    def need(chunks):
+        groups = sorted({plan.chunks[i].group for i in chunks})
+        raw = sum(plan.chunks[i].size for i in chunks)
+        scratch = sum(
+            pf.metadata.row_group(plan.chunks[i].group)
+            .column(2 * plan.chunks[i].column)
+            .total_uncompressed_size
+            for i in chunks
+        )
+        return raw + scratch + 16 * sum(pf.metadata.row_group(g).num_rows for g in groups)
+
+    one = need([0, 1])
+    monkeypatch.setattr(gp, "free_device_bytes", lambda: int(3.5 * one / gp._DEVICE_SHARE))
+    rounds = gp._rounds(pf, plan, (0, 2))
+    assert len(rounds) >= 3
+    assert [i for r in rounds for i in r.chunks] == list(range(len(plan.chunks)))
+    assert sum(r.rows for r in rounds) == plan.rows
+    for r in rounds:
+        assert need(r.chunks) <= 3.5 * one
+        assert len({plan.chunks[i].group for i in r.chunks}) * 2 == len(r.chunks)
+    monkeypatch.setattr(gp, "free_device_bytes", lambda: int(0.5 * one / gp._DEVICE_SHARE))
+    assert gp._rounds(pf, plan, (0, 2)) is None
+    monkeypatch.setattr(gp, "free_device_bytes", lambda: None)  # unknown: one round
+    assert len(gp._rounds(pf, plan, (0, 2))) == 1
