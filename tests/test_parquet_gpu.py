@@ -56,9 +56,9 @@ def _write(path, src, dst, *, dtype=None, nullable=True, weight=False, **kw):
 
 
 def _decoded(path):
-    from concomp._gpu.parquet import parquet_chunks
+    from concomp.streaming import _parquet_device_chunks
 
-    chunks = parquet_chunks(path, ("src", "dst"), "test", None)
+    chunks = _parquet_device_chunks(path, "test")
     assert chunks is not None, "the decoder refused a file it reads"
     chunks = list(chunks)
     assert all(c.decoded for c in chunks)
@@ -146,7 +146,7 @@ def test_files_beyond_the_decoder_are_read_by_pyarrow(tmp_path, caplog):
 
 
 def _first_data_page(path):
-    from concomp.io import _parquet_pages as pages
+    from concomp._shared import parquet_pages as pages
 
     pf = pq.ParquetFile(path)
     plan = pages.column_plan(pf, (0, 1))

@@ -1,4 +1,4 @@
-"""The page layout of Parquet id columns (``concomp.io._parquet_pages``), no GPU needed.
+"""The page layout of Parquet id columns (``concomp._shared.parquet_pages``), no GPU needed.
 
 The GPU decoder trusts this parser for where every page lies and how many values it
 holds, so it is checked against pyarrow's footer on files written in every layout
@@ -14,7 +14,7 @@ from concomp.errors import GraphFormatError
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
-pages = pytest.importorskip("concomp.io._parquet_pages")
+pages = pytest.importorskip("concomp._shared.parquet_pages")
 
 LAYOUTS = {
     "default": {},
@@ -311,3 +311,31 @@ def test_rounds_of_row_groups_fit_the_device_share(tmp_path, monkeypatch):
     assert gp._rounds(pf, plan, (0, 2)) is None
     monkeypatch.setattr(gp, "free_device_bytes", lambda: None)  # unknown: one round
     assert len(gp._rounds(pf, plan, (0, 2))) == 1
+
+
+def test_decoded_rounds_become_the_streams_chunks(tmp_path, monkeypatch):
+    """The GPU engine's rounds (``(where, src, dst)``) reach the stream as chunks marked
+    ``decoded``, named by file and row groups, in file order: here with the device
+    decoding of a round stood in for by pyarrow (the glue, not the kernels)."""
+    gp = pytest.importorskip("concomp._gpu.parquet")
+    from concomp import streaming
+
+    path = _file(tmp_path, m=3000, row_group_size=1000)
+    pf = pq.ParquetFile(path)
+    plan = pages.column_plan(pf, (0, 2))
+    whole = pq.read_table(path)
+
+    def round_on_host(cp, fd, name, plan, rnd):
+        groups = sorted({plan.chunks[i].group for i in rnd.chunks})
+        t = pf.read_row_groups(groups, columns=["src", "dst"])
+        return t.column("src").to_numpy(), t.column("dst").to_numpy()
+
+    one = plan.chunks[0].size + plan.chunks[1].size
+    monkeypatch.setattr(gp, "free_device_bytes", lambda: int(8 * one / gp._DEVICE_SHARE))
+    monkeypatch.setattr(gp, "cupy_or_raise", lambda: np)
+    monkeypatch.setattr(gp, "decode_round", round_on_host)
+    chunks = list(streaming._parquet_device_chunks(str(path), "graph"))
+    assert len(chunks) >= 2 and all(c.decoded for c in chunks)
+    assert chunks[0].label.startswith(f"graph ({str(path)!r}, row group")
+    np.testing.assert_array_equal(np.concatenate([c.src for c in chunks]), whole["src"])
+    np.testing.assert_array_equal(np.concatenate([c.dst for c in chunks]), whole["dst"])

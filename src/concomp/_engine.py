@@ -178,11 +178,11 @@ def default_variant() -> Variant:
     raise NotImplementedError
 
 
-def parquet_chunks(name: str, columns: tuple[str, str], label: str, num_nodes: int | None) -> Any:
+def parquet_chunks(name: str, columns: tuple[str, str]) -> Any:
     """The source and target ``columns`` of the Parquet file ``name`` decoded by the
-    engine itself, as an iterator of :class:`concomp.streaming.EdgeChunk` s of its own
-    arrays, or None where the file is beyond its decoder (the caller reads it with
-    pyarrow)."""
+    engine itself: an iterator of ``(where, src, dst)``, the ids of some row groups (named
+    by ``where``) as the engine's arrays, or None where the file is beyond its decoder
+    (the caller reads it with pyarrow)."""
     raise NotImplementedError
 
 

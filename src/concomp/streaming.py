@@ -631,10 +631,19 @@ def _parquet_ids(name: str) -> tuple[Any, Any, str | None, str | None, int | Non
 
 def _parquet_device_chunks(name: str, label: str) -> Iterator[EdgeChunk] | None:
     """The file's id columns decoded on the GPU, as chunks of device ids
-    (:func:`concomp._gpu.parquet.parquet_chunks`: in rounds of row groups), or None
-    where its decoder does not read the file (the host path reads it)."""
+    (:func:`concomp._gpu.parquet.parquet_chunks`: in rounds of row groups, marked
+    ``decoded``), or None where its decoder does not read the file (the host path
+    reads it)."""
     _, _, s, t, n = _parquet_ids(name)
-    return driver("gpu", "streaming", "parquet_chunks")(name, (s, t), label, n)
+    if s is None or t is None:
+        return None
+    rounds = driver("gpu", "streaming", "parquet_chunks")(name, (s, t))
+    if rounds is None:
+        return None
+    return (
+        EdgeChunk(f"{label} ({name!r}, {where})", src, dst, n, decoded=True)
+        for where, src, dst in rounds
+    )
 
 
 #: Rows of a Parquet file read ahead of the consumer (about 0.5 GB of int64 id pairs),

@@ -5,7 +5,7 @@ cores, far below the bus: on a file of 2.6e8 edges it took longer than everythin
 else in the call together. Here the host only reads: the id columns' chunks go,
 as they lie in the file, through two pinned slots to one device buffer (reading the
 next slot on all cores while the last one crosses the bus), and the host parses just
-the page headers there (:mod:`concomp.io._parquet_pages`). Decompression (Snappy)
+the page headers there (:mod:`concomp._shared.parquet_pages`). Decompression (Snappy)
 and decoding (PLAIN and dictionary pages) run on the device, into int32 ids where
 every value fits (int64 otherwise).
 
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from .._shared import parquet_pages as pages
 from ..errors import GraphFormatError
-from ..io import _parquet_pages as pages
 from ._compat import cupy_or_raise, free_device_bytes
 from ._compile import get_kernel
 
@@ -104,15 +104,14 @@ class _Round:
     scratch: int  #: bound on decompressed bytes (the chunks' uncompressed sizes)
 
 
-def parquet_chunks(
-    name: str, columns: tuple[str, str], label: str, num_nodes: int | None
-) -> Iterator[Any] | None:
-    """The file's edges as :class:`concomp.streaming.EdgeChunk` s of device ids, or None
-    where the file is beyond the decoder (the reason is logged; nothing has been read).
+def parquet_chunks(name: str, columns: tuple[str, str]) -> Iterator[tuple[str, Any, Any]] | None:
+    """The file's edges as ``(where, src, dst)``: the row groups of a round (named as
+    "row groups 0..9") and their ids as device arrays, or None where the file is beyond
+    the decoder (the reason is logged; nothing has been read).
 
-    ``columns`` names the source and target columns; ``label`` starts each chunk's name.
-    Raises :class:`~concomp.errors.GraphFormatError` for a corrupt file, naming the row
-    group and the column.
+    ``columns`` names the source and target columns. Raises
+    :class:`~concomp.errors.GraphFormatError` for a corrupt file, naming the row group
+    and the column.
     """
     import pyarrow.parquet as pq
 
@@ -132,7 +131,7 @@ def parquet_chunks(
         log.debug("%s: a row group exceeds the device's share; read by pyarrow", name)
         return None
     log.debug("%s: decoded on the GPU in %d round(s) of row groups", name, len(rounds))
-    return _decoded(name, plan, rounds, label, num_nodes)
+    return _decoded(name, plan, rounds)
 
 
 def _rounds(pf: Any, plan: pages.ColumnPlan, idx: tuple[int, int]) -> list[_Round] | None:
@@ -169,10 +168,8 @@ def _rounds(pf: Any, plan: pages.ColumnPlan, idx: tuple[int, int]) -> list[_Roun
 
 
 def _decoded(
-    name: str, plan: pages.ColumnPlan, rounds: list[_Round], label: str, n: int | None
-) -> Iterator[Any]:
-    from ..streaming import EdgeChunk
-
+    name: str, plan: pages.ColumnPlan, rounds: list[_Round]
+) -> Iterator[tuple[str, Any, Any]]:
     cp = cupy_or_raise()
     fd = os.open(name, os.O_RDONLY)
     try:
@@ -181,7 +178,7 @@ def _decoded(
             last = plan.chunks[rnd.chunks[-1]].group
             where = f"row groups {first}..{last}" if first != last else f"row group {first}"
             src, dst = decode_round(cp, fd, name, plan, rnd)
-            yield EdgeChunk(f"{label} ({name!r}, {where})", src, dst, n, decoded=True)
+            yield where, src, dst
     finally:
         os.close(fd)
 

@@ -204,14 +204,13 @@ def _free_device_bytes() -> int:
     return int(free + cp.get_default_memory_pool().free_bytes())
 
 
-def parquet_chunks(
-    name: str, columns: tuple[str, str], label: str, num_nodes: int | None
-) -> Iterator[Any] | None:
+def parquet_chunks(name: str, columns: tuple[str, str]) -> Iterator[tuple[str, Any, Any]] | None:
     """A Parquet file's id columns decoded on the device (:mod:`concomp._gpu.parquet`),
-    or None where the file is beyond its decoder."""
+    as ``(where, src, dst)`` per round of row groups, or None where the file is beyond
+    its decoder."""
     from .parquet import parquet_chunks as decoded
 
-    return decoded(name, columns, label, num_nodes)
+    return decoded(name, columns)
 
 
 def default_variant() -> Variant:

@@ -1,6 +1,6 @@
 // Decoding the pages of a Parquet file's integer id columns on the device
 // (concomp._gpu.parquet). The file's column chunks lie in one byte buffer; the host
-// has parsed the page headers (concomp.io._parquet_pages) into tables of positions
+// has parsed the page headers (concomp._shared.parquet_pages) into tables of positions
 // in that buffer. Two steps:
 //   pq_snappy   a compressed page's body, Snappy-decompressed into the same buffer's
 //               scratch part: one thread per page;
