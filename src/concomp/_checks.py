@@ -282,6 +282,10 @@ def validate_edges(
             "one CuPy). Fix: move both to the same device."
         )
     n = _resolve_n(num_nodes)
+    staged = _host_edges_staged(src, dst, n)
+    if staged is not None:  # checked and narrowed in one pass: nothing left to cast
+        n, src, dst = staged
+        return n, src, dst, check_weights(weights, int(src.shape[0]))
     fast = _device_edges_valid(src, dst, n, stats)
     if fast is not None:
         n = fast
@@ -353,6 +357,56 @@ def validate_csr(
     w = check_weights(weights, m)
     dt = index_dtype_for(n, 2 * m)
     return n, indptr.astype(dt, copy=False), indices.astype(dt, copy=False), w
+
+
+#: Edges from which host edge arrays are checked and narrowed in one parallel pass
+#: (:func:`concomp._shared.staging.stage_edges`) even where numba is not loaded yet:
+#: above the NumPy start's bound (``concomp._cpu.numpy_start.MAX_EDGES``, which a test
+#: keeps equal), where the compiled kernels will run anyway. Below it, the pass runs
+#: only in a process that has loaded numba, so a first small call never loads it.
+FUSED_HOST_EDGES = 1 << 20
+
+
+def _host_edges_staged(src: Any, dst: Any, n: int | None) -> tuple[int, Any, Any] | None:
+    """``(n, src, dst)`` of valid host edge arrays whose ids fit int32, checked and cast
+    to int32 in one parallel pass (the range and the copy in the same read, where the
+    general path reads each array three times); None sends the input to the general
+    checks (device arrays, other dtypes, ids past int32, small inputs before numba is
+    loaded, or anything wrong, whose message they word)."""
+    import sys
+
+    if is_cupy_array(src) or is_cupy_array(dst):
+        return None
+    if not (isinstance(src, np.ndarray) and isinstance(dst, np.ndarray)):
+        return None
+    m = src.shape[0] if src.ndim == 1 else -1
+    if m < 1 or dst.ndim != 1 or dst.shape[0] != m:
+        return None
+    if not all(a.dtype.kind == "i" or (a.dtype.kind == "u" and a.dtype.itemsize <= 4)
+               for a in (src, dst)):  # fmt: skip
+        return None
+    from ._shared.staging import NUMBA_LOADED_MIN, edge_id_range, stage_edges
+
+    if m <= FUSED_HOST_EDGES and not ("numba" in sys.modules and m >= NUMBA_LOADED_MIN):
+        return None
+    if n is not None and index_dtype_for(n, 2 * m) != np.int32:
+        return None
+    if src.dtype == np.int32 and dst.dtype == np.int32:  # kept as given: the range alone
+        out_src, out_dst = src, dst
+        lo, hi = edge_id_range(src, dst)
+    else:
+        out_src, out_dst = np.empty(m, np.int32), np.empty(m, np.int32)
+        lo, hi = stage_edges(src, dst, out_src, out_dst)
+    if lo < 0 or hi > MAX_NODES or (n is not None and hi >= n):
+        return None  # the general checks find the id and word the error
+    if n is None:
+        try:
+            n = check_num_nodes(hi + 1, "src", cause=f"vertex id {hi} implies")
+        except InvalidGraphError:
+            return None
+        if index_dtype_for(n, 2 * m) != np.int32:
+            return None
+    return n, out_src, out_dst
 
 
 def _device_edges_valid(src: Any, dst: Any, n: int | None, stats: dict | None = None) -> int | None:
