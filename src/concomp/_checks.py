@@ -9,6 +9,7 @@ offending value and its position, what is allowed, and the fix.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -373,8 +374,6 @@ def _host_edges_staged(src: Any, dst: Any, n: int | None) -> tuple[int, Any, Any
     general path reads each array three times); None sends the input to the general
     checks (device arrays, other dtypes, ids past int32, small inputs before numba is
     loaded, or anything wrong, whose message they word)."""
-    import sys
-
     if is_cupy_array(src) or is_cupy_array(dst):
         return None
     if not (isinstance(src, np.ndarray) and isinstance(dst, np.ndarray)):
@@ -397,16 +396,24 @@ def _host_edges_staged(src: Any, dst: Any, n: int | None) -> tuple[int, Any, Any
     else:
         out_src, out_dst = np.empty(m, np.int32), np.empty(m, np.int32)
         lo, hi = stage_edges(src, dst, out_src, out_dst)
+    count = _count_of_range(lo, hi, n)
+    if count is None or index_dtype_for(count, 2 * m) != np.int32:
+        return None
+    return count, out_src, out_dst
+
+
+def _count_of_range(lo: int, hi: int, n: int | None) -> int | None:
+    """The vertex count of edges whose ids span ``[lo, hi]``: ``n`` where they lie in
+    ``[0, n)``, ``hi + 1`` where ``n`` is None (if that count is allowed); None for ids
+    out of range, which the general checks then find and word the error for."""
     if lo < 0 or hi > MAX_NODES or (n is not None and hi >= n):
-        return None  # the general checks find the id and word the error
-    if n is None:
-        try:
-            n = check_num_nodes(hi + 1, "src", cause=f"vertex id {hi} implies")
-        except InvalidGraphError:
-            return None
-        if index_dtype_for(n, 2 * m) != np.int32:
-            return None
-    return n, out_src, out_dst
+        return None
+    if n is not None:
+        return n
+    try:
+        return check_num_nodes(hi + 1, "src", cause=f"vertex id {hi} implies")
+    except InvalidGraphError:
+        return None
 
 
 def _device_edges_valid(src: Any, dst: Any, n: int | None, stats: dict | None = None) -> int | None:
@@ -424,16 +431,10 @@ def _device_edges_valid(src: Any, dst: Any, n: int | None, stats: dict | None = 
     if src.shape[0] != dst.shape[0] or not src.size:
         return None
     lo, hi, probed = fused_id_range(src, dst, n if stats is not None else None)
-    if lo < 0 or hi > MAX_NODES or (n is not None and hi >= n):
-        return None
-    if n is not None:
-        if stats is not None and probed is not None:
-            stats.update(probed)
-        return n
-    try:
-        return check_num_nodes(hi + 1, "src", cause=f"vertex id {hi} implies")
-    except InvalidGraphError:
-        return None
+    count = _count_of_range(lo, hi, n)
+    if count is not None and stats is not None and probed is not None:
+        stats.update(probed)  # probed only where n was given
+    return count
 
 
 def _device_csr_valid(
