@@ -32,6 +32,7 @@ from .._shared import parquet_pages as pages
 from ..errors import GraphFormatError
 from ._compat import cupy_or_raise, free_device_bytes
 from ._compile import get_kernel
+from .pinned import PinnedSlot, thread_slots
 
 log = logging.getLogger("concomp.gpu")
 
@@ -64,7 +65,6 @@ _MESSAGES = {
 # decode table columns (PV_* in cuda/parquet.cu)
 _PV_COLS = 9
 
-_local = threading.local()
 _pool_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 
@@ -77,21 +77,9 @@ def _readers() -> ThreadPoolExecutor:
         return _pool
 
 
-class _Slot:
-    def __init__(self, cp: Any, nbytes: int) -> None:
-        self.nbytes = nbytes
-        self.mem = cp.cuda.alloc_pinned_memory(nbytes)
-        self.view = np.frombuffer(self.mem, np.uint8, nbytes)
-        self.copied = cp.cuda.Event(disable_timing=True)  # never recorded: returns at once
-
-
-def _slots(cp: Any, need: int) -> list[_Slot]:
+def _slots(cp: Any, need: int) -> list[PinnedSlot]:
     """This thread's two pinned slots of at least ``need`` bytes (kept for later calls)."""
-    slots = getattr(_local, "slots", None)
-    if slots is None or slots[0].nbytes < need:
-        size = max(SLOT_BYTES, need)
-        slots = _local.slots = [_Slot(cp, size), _Slot(cp, size)]
-    return slots
+    return thread_slots(cp, "parquet", max(SLOT_BYTES, need))
 
 
 @dataclass
@@ -104,18 +92,23 @@ class _Round:
     scratch: int  #: bound on decompressed bytes (the chunks' uncompressed sizes)
 
 
-def parquet_chunks(name: str, columns: tuple[str, str]) -> Iterator[tuple[str, Any, Any]] | None:
+def parquet_chunks(
+    name: str, columns: tuple[str, str], opened: Any = None
+) -> Iterator[tuple[str, Any, Any]] | None:
     """The file's edges as ``(where, src, dst)``: the row groups of a round (named as
     "row groups 0..9") and their ids as device arrays, or None where the file is beyond
     the decoder (the reason is logged; nothing has been read).
 
-    ``columns`` names the source and target columns. Raises
-    :class:`~concomp.errors.GraphFormatError` for a corrupt file, naming the row group
-    and the column.
+    ``columns`` names the source and target columns; ``opened`` is the file's
+    ``pyarrow.parquet.ParquetFile`` where the caller has opened it (its footer is then
+    not parsed again). Raises :class:`~concomp.errors.GraphFormatError` for a corrupt
+    file, naming the row group and the column.
     """
-    import pyarrow.parquet as pq
+    if opened is None:
+        import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(name)
+        opened = pq.ParquetFile(name)
+    pf = opened
     leaves = [pf.schema.column(i).path for i in range(len(pf.schema))]
     if columns[0] not in leaves or columns[1] not in leaves:
         return None  # a nested schema: pyarrow reads it
@@ -244,7 +237,7 @@ def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Roun
         slot = slots[g % 2]
         slot.copied.synchronize()  # the slot's previous copy to the device is done
         ranges = [(int(a), c.offset, c.size) for a, c in zip(rel, chunks[k:j])]
-        return rel, sizes, _submit_reads(fd, slot.view, ranges, name)
+        return rel, sizes, _submit_reads(fd, slot.view(), ranges, name)
 
     tables: list[np.ndarray] = []
     job_lists: list[tuple[np.ndarray, np.ndarray]] = []
@@ -259,7 +252,7 @@ def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Roun
         fill = int(sizes.sum())
         cp.cuda.runtime.memcpyAsync(
             buf.data.ptr + pos,
-            slot.view.ctypes.data,
+            slot.view().ctypes.data,
             fill,
             cp.cuda.runtime.memcpyHostToDevice,
             copy.ptr,
@@ -267,7 +260,7 @@ def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Roun
         slot.copied.record(copy)
         if g + 1 < len(fills):  # the next slot reads while this one is parsed
             pending = start(g + 1)
-        table, err, bad = pages.page_table(slot.view, rel, rel + sizes)
+        table, err, bad = pages.page_table(slot.view(), rel, rel + sizes)
 
         def what(c: int, k: int = k) -> str:
             return _chunk_name(name, chunks[k + c])

@@ -17,40 +17,24 @@ CSR's columns or row pointer) travels through the same slots with
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from .._shared.staging import INT32_IDS, stage_edges
+from .pinned import PinnedSlot, thread_slots
 
 __all__ = ["SLOT_EDGES", "edges_to_device", "ids_to_device"]
 
 #: Edges per pinned slot (two int64 ids each: 32 MiB a slot).
 SLOT_EDGES = 1 << 21
 _INT32_MIN = int(np.iinfo(np.int32).min)
-_local = threading.local()
 
 
-class _Slot:
-    """One pinned block of ``2 * edges`` int64 ids and the event of its last copy."""
-
-    def __init__(self, cp: Any, edges: int) -> None:
-        self.edges = edges
-        self.mem = cp.cuda.alloc_pinned_memory(2 * edges * 8)
-        self.copied = cp.cuda.Event()  # never recorded: synchronizing returns at once
-
-    def view(self, dtype: Any) -> np.ndarray:
-        return np.frombuffer(self.mem, dtype, 2 * self.edges)
-
-
-def _slots(cp: Any) -> list[_Slot]:
-    """This thread's two pinned slots (made on its first upload)."""
-    slots = getattr(_local, "slots", None)
-    if slots is None or slots[0].edges != SLOT_EDGES:
-        slots = _local.slots = [_Slot(cp, SLOT_EDGES), _Slot(cp, SLOT_EDGES)]
-    return slots
+def _slots(cp: Any) -> list[PinnedSlot]:
+    """This thread's two upload slots of :data:`SLOT_EDGES` int64 id pairs."""
+    return thread_slots(cp, "upload", 2 * SLOT_EDGES * 8, exact=True)
 
 
 def edges_to_device(
@@ -134,13 +118,13 @@ def _upload(
                 slot.copied.synchronize()  # this slot's previous copy has left it
                 host = slot.view(dtype)
                 x, y = stage_edges(
-                    s[a : a + k], d[a : a + k], host[:k], host[slot.edges : slot.edges + k]
+                    s[a : a + k], d[a : a + k], host[:k], host[SLOT_EDGES : SLOT_EDGES + k]
                 )
                 if dtype is np.int32 and (x < _INT32_MIN or y > INT32_IDS):
                     return None  # the copies already queued finish in the `finally`
                 lo, hi = (x, y) if hi < lo else (min(lo, x), max(hi, y))
                 src[at : at + k].set(host[:k], stream)
-                dst[at : at + k].set(host[slot.edges : slot.edges + k], stream)
+                dst[at : at + k].set(host[SLOT_EDGES : SLOT_EDGES + k], stream)
                 slot.copied.record(stream)
                 at += k
     finally:
