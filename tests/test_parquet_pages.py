@@ -339,3 +339,30 @@ def test_decoded_rounds_become_the_streams_chunks(tmp_path, monkeypatch):
     assert chunks[0].label.startswith(f"graph ({str(path)!r}, row group")
     np.testing.assert_array_equal(np.concatenate([c.src for c in chunks]), whole["src"])
     np.testing.assert_array_equal(np.concatenate([c.dst for c in chunks]), whole["dst"])
+
+
+def test_a_graph_read_from_parquet_parses_the_footer_once(tmp_path, monkeypatch):
+    """The file opened to look at its columns is the one the decoder plans from: a
+    second ``ParquetFile`` of the same file would parse its footer again (one is made
+    per reading thread only on the host path, which the device path does not take)."""
+    gp = pytest.importorskip("concomp._gpu.parquet")
+    from concomp import streaming
+
+    path = _file(tmp_path, m=3000, row_group_size=1000)
+    whole = pq.read_table(path)
+
+    def round_on_host(cp, fd, name, plan, rnd):
+        groups = sorted({plan.chunks[i].group for i in rnd.chunks})
+        t = whole.slice(groups[0] * 1000, len(groups) * 1000)
+        return t.column("src").to_numpy(), t.column("dst").to_numpy()
+
+    monkeypatch.setattr(gp, "cupy_or_raise", lambda: np)
+    monkeypatch.setattr(gp, "decode_round", round_on_host)
+    monkeypatch.setattr(gp, "free_device_bytes", lambda: None)
+    opened = []
+    real = pq.ParquetFile
+    monkeypatch.setattr(pq, "ParquetFile", lambda *a, **k: opened.append(a) or real(*a, **k))
+    edges = streaming._parquet_edges(str(path), None, False)
+    chunks = list(edges.device_chunks())
+    assert len(opened) == 1 and all(c.decoded for c in chunks)
+    np.testing.assert_array_equal(np.concatenate([c.src for c in chunks]), whole["src"])

@@ -178,11 +178,13 @@ def default_variant() -> Variant:
     raise NotImplementedError
 
 
-def parquet_chunks(name: str, columns: tuple[str, str]) -> Any:
+def parquet_chunks(name: str, columns: tuple[str, str], opened: Any = None) -> Any:
     """The source and target ``columns`` of the Parquet file ``name`` decoded by the
     engine itself: an iterator of ``(where, src, dst)``, the ids of some row groups (named
     by ``where``) as the engine's arrays, or None where the file is beyond its decoder
-    (the caller reads it with pyarrow)."""
+    (the caller reads it with pyarrow). ``opened``: the file as a
+    ``pyarrow.parquet.ParquetFile`` where the caller has one (its footer is not read
+    again)."""
     raise NotImplementedError
 
 

@@ -325,9 +325,9 @@ def _parquet_edges(name: str, n: int | None, renumber: str | bool) -> HostEdges 
         None,
         None,
         n,
-        chunks=lambda: _parquet_chunks(name, "graph"),
+        chunks=lambda: _parquet_chunks(name, "graph", opened=pf),
         chunk_edges=m,
-        device_chunks=lambda: _parquet_device_chunks(name, "graph"),
+        device_chunks=lambda: _parquet_device_chunks(name, "graph", opened=pf),
         weight_column=_weight_column(cols),
     )
 
@@ -605,15 +605,18 @@ def _is_parquet(name: str) -> bool:
         return f.read(4) == b"PAR1"
 
 
-def _parquet_ids(name: str) -> tuple[Any, Any, str | None, str | None, int | None]:
+def _parquet_ids(
+    name: str, opened: Any = None
+) -> tuple[Any, Any, str | None, str | None, int | None]:
     """pyarrow.parquet, the open file, its source and target columns, and the vertex
     count its metadata declares (or None); a file that is not Parquet, or has fewer than
-    two columns, raises :class:`~concomp.errors.GraphFormatError`."""
+    two columns, raises :class:`~concomp.errors.GraphFormatError`. ``opened``: the file
+    as a ``pyarrow.parquet.ParquetFile`` already, whose footer is then not read again."""
     from .io._parse import pyarrow_or_raise  # loads the parser's numba kernels: on use
 
     pa, pq = pyarrow_or_raise()
     try:
-        pf = pq.ParquetFile(name)
+        pf = pq.ParquetFile(name) if opened is None else opened
     except pa.ArrowException as exc:
         raise GraphFormatError(f"{name}: not a readable Parquet file ({exc}).") from exc
     cols = pf.schema_arrow.names
@@ -629,15 +632,15 @@ def _parquet_ids(name: str) -> tuple[Any, Any, str | None, str | None, int | Non
     return pq, pf, s, t, n
 
 
-def _parquet_device_chunks(name: str, label: str) -> Iterator[EdgeChunk] | None:
+def _parquet_device_chunks(name: str, label: str, opened: Any = None) -> Iterator[EdgeChunk] | None:
     """The file's id columns decoded on the GPU, as chunks of device ids
     (:func:`concomp._gpu.parquet.parquet_chunks`: in rounds of row groups, marked
     ``decoded``), or None where its decoder does not read the file (the host path
-    reads it)."""
-    _, _, s, t, n = _parquet_ids(name)
+    reads it). ``opened`` as in :func:`_parquet_ids`."""
+    _, pf, s, t, n = _parquet_ids(name, opened)
     if s is None or t is None:
         return None
-    rounds = driver("gpu", "streaming", "parquet_chunks")(name, (s, t))
+    rounds = driver("gpu", "streaming", "parquet_chunks")(name, (s, t), pf)
     if rounds is None:
         return None
     return (
@@ -654,7 +657,9 @@ PARQUET_READ_AHEAD_ROWS = 1 << 25
 _PARQUET_THREADS, _LARGE_GROUP_ROWS = 8, 1 << 22
 
 
-def _parquet_chunks(name: str, label: str, device: str = "cpu") -> Iterator[EdgeChunk]:
+def _parquet_chunks(
+    name: str, label: str, device: str = "cpu", opened: Any = None
+) -> Iterator[EdgeChunk]:
     """One chunk per row group, reading only the two id columns.
 
     With ``device="gpu"``: the GPU engine's decoder reads the file where it can
@@ -667,11 +672,11 @@ def _parquet_chunks(name: str, label: str, device: str = "cpu") -> Iterator[Edge
     the consumer's work on the groups before; they come out in file order.
     """
     if device == "gpu":
-        decoded = _parquet_device_chunks(name, label)
+        decoded = _parquet_device_chunks(name, label, opened)
         if decoded is not None:
             yield from decoded
             return
-    pq, pf, s, t, n = _parquet_ids(name)
+    pq, pf, s, t, n = _parquet_ids(name, opened)
     groups = pf.num_row_groups
     if groups == 0:
         yield EdgeChunk(f"{label} ({name!r})", np.zeros(0, np.int64), np.zeros(0, np.int64), n)

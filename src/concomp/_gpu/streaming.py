@@ -204,13 +204,15 @@ def _free_device_bytes() -> int:
     return int(free + cp.get_default_memory_pool().free_bytes())
 
 
-def parquet_chunks(name: str, columns: tuple[str, str]) -> Iterator[tuple[str, Any, Any]] | None:
+def parquet_chunks(
+    name: str, columns: tuple[str, str], opened: Any = None
+) -> Iterator[tuple[str, Any, Any]] | None:
     """A Parquet file's id columns decoded on the device (:mod:`concomp._gpu.parquet`),
     as ``(where, src, dst)`` per round of row groups, or None where the file is beyond
-    its decoder."""
+    its decoder. ``opened``: the file's ``pyarrow.parquet.ParquetFile``, if open."""
     from .parquet import parquet_chunks as decoded
 
-    return decoded(name, columns)
+    return decoded(name, columns, opened)
 
 
 def default_variant() -> Variant:
