@@ -449,3 +449,47 @@ def test_gpu_public_call_keeps_data_on_the_device():
     dag, comp, _ = concomp.condensation((src, dst), device="gpu")
     assert comp.get().tolist() == [0, 0, 1, 1]
     assert dag.num_nodes == 2 and dag.num_edges == 0
+
+
+@given(graph=directed_graphs(max_n=200), wide=st.booleans(), one_way=st.booleans())
+def test_tarjans_own_numbering_equals_the_roots_numbered(graph, wide, one_way):
+    """The CPU engine's canonical labels straight from the search (the public call's
+    path) equal SciPy's roots numbered afterwards, on arbitrary digraphs and on their
+    arcs turned one way in id order (no search); the numbering pass also with the
+    search's arrays in int64."""
+    from concomp._cpu.components import canonical_labels
+    from concomp._cpu.scc import _first_members, _search, directed_csr, scc_component_labels
+
+    src, dst, n = graph
+    if one_way:
+        src, dst = np.minimum(src, dst), np.maximum(src, dst)
+    g = Graph.from_edges(src, dst, num_nodes=n, directed=True)
+    want_count, want = canonical_labels(scipy_strong_roots(src, dst, n))
+    count, labels = scc_component_labels(g, "auto", DEFAULTS)
+    assert count == want_count and labels.dtype == want.dtype
+    np.testing.assert_array_equal(labels, want)
+    assert scc_component_labels(g, "propagation", DEFAULTS) is None
+    dt = np.int64 if wide else np.int32
+    indptr, indices = (a.astype(dt) for a in directed_csr(g))
+    count, rindex, scratch = _search(indptr, indices, nearest=True)
+    out = np.empty(n, dtype=np.int32)
+    _first_members(rindex, count, scratch, out, True)
+    assert count == want_count
+    np.testing.assert_array_equal(out, want)
+
+
+def test_the_public_call_numbers_tarjans_components_without_roots(monkeypatch):
+    """canonical labels and counts come from the search's own numbering on the CPU (no
+    root labels made), roots only where asked for (canonical=False)."""
+    from concomp._cpu import scc as cpu_scc
+
+    arcs = np.array([[0, 1], [1, 0], [2, 3], [3, 2], [1, 2], [4, 0]])
+    calls = []
+    real = cpu_scc.scc_labels
+    monkeypatch.setattr(cpu_scc, "scc_labels", lambda *a: calls.append(a) or real(*a))
+    got = concomp.strongly_connected_components(arcs, device="cpu")
+    assert got[0] == 3 and got.labels.tolist() == [0, 0, 1, 1, 2]
+    assert concomp.strongly_connected_components(arcs, device="cpu", return_labels=False) == 3
+    assert not calls
+    roots = concomp.strongly_connected_components(arcs, device="cpu", canonical=False)
+    assert roots.labels.tolist() == [0, 0, 2, 2, 4] and len(calls) == 1

@@ -50,7 +50,7 @@ CONTRACT: dict[str, tuple[str, ...]] = {
         "default_variant",
         "parquet_chunks",
     ),
-    "scc": ("strong_component_labels", "scc_labels", "scc_algorithm"),
+    "scc": ("strong_component_labels", "scc_labels", "scc_component_labels", "scc_algorithm"),
     "label": ("label_image", "region_stats"),
 }
 
@@ -197,6 +197,13 @@ def scc_labels(graph: Graph, algorithm: str, options: Options) -> Any:
     """Entry ``v`` is the smallest vertex of ``v``'s strongly connected component (arcs
     ``u -> v`` of a directed graph; both directions of an undirected graph's edges);
     ``algorithm`` is one of :data:`SCC_ALGORITHMS` for this engine, or ``"auto"``."""
+    raise NotImplementedError
+
+
+def scc_component_labels(graph: Graph, algorithm: str, options: Options) -> tuple[int, Any] | None:
+    """``(count, labels)`` of the strongly connected components numbered like
+    :func:`canonical_labels` where the engine computes them more cheaply than from
+    :func:`scc_labels`' roots, else None (arguments as for :func:`scc_labels`)."""
     raise NotImplementedError
 
 

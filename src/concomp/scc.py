@@ -75,21 +75,39 @@ def _check_algorithm(algorithm: Any, dev: str) -> str:
     return algorithm.lower()
 
 
-def _roots(
+def _prepared(
     graph: Any,
     num_nodes: int | None,
     device: str,
     algorithm: Any,
     options: Options | None,
     renumber: str | bool,
-) -> tuple[Any, Graph]:
-    """Root labels on the engine's device, and the validated graph they belong to."""
+) -> tuple[str, Graph, Graph, str, Options]:
+    """``(device, validated graph, the graph on that device, algorithm, options)``."""
     opts = resolve_options(options)
     g = _directed_graph(graph, num_nodes, renumber)
     dev = choose_device(g, device, what="strongly_connected_components")
     algo = _check_algorithm(algorithm, dev)
-    run = g if g.device == dev else g.to(dev)
-    return driver(dev, "scc", "scc_labels")(run, algo, opts), g
+    return dev, g, (g if g.device == dev else g.to(dev)), algo, opts
+
+
+def _numbered(
+    graph: Any,
+    num_nodes: int | None,
+    device: str,
+    algorithm: Any,
+    options: Options | None,
+    renumber: str | bool,
+) -> tuple[int, Any, Graph]:
+    """``(count, canonical labels, validated graph)``, labels on the engine's device:
+    from the engine at once where it numbers them itself, else from its root labels."""
+    dev, g, run, algo, opts = _prepared(graph, num_nodes, device, algorithm, options, renumber)
+    found = driver(dev, "scc", "scc_component_labels")(run, algo, opts)
+    if found is not None:
+        return found[0], found[1], g
+    roots = driver(dev, "scc", "scc_labels")(run, algo, opts)
+    count, labels = driver(dev, "components", "canonical_labels")(roots)
+    return count, labels, g
 
 
 @overload
@@ -211,15 +229,15 @@ def strongly_connected_components(
     parallel" (forward-backward).
     """
     _check_output_device(output_device)
-    roots, g = _roots(graph, num_nodes, device, algorithm, options, renumber)
-    dev = "gpu" if is_cupy_array(roots) else "cpu"
-    if not return_labels:
-        return int(driver(dev, "components", "count_roots")(roots))
-    want = output_device or _data_device(graph)
-    if canonical:
-        count, labels = driver(dev, "components", "canonical_labels")(roots)
+    if canonical or not return_labels:
+        count, labels, g = _numbered(graph, num_nodes, device, algorithm, options, renumber)
+        if not return_labels:
+            return int(count)
     else:
-        count, labels = driver(dev, "components", "count_roots")(roots), roots
+        dev, g, run, algo, opts = _prepared(graph, num_nodes, device, algorithm, options, renumber)
+        labels = driver(dev, "scc", "scc_labels")(run, algo, opts)
+        count = driver(dev, "components", "count_roots")(labels)
+    want = output_device or _data_device(graph)
     return ComponentLabels(count, _place(labels, want), _place_ids(g.node_ids, want), canonical)
 
 
@@ -303,9 +321,8 @@ def condensation(
     >>> labels.tolist(), [a.tolist() for a in dag.coo()]
     ([0, 0, 1, 1, 2], [[0, 2], [1, 0]])
     """
-    roots, g = _roots(graph, num_nodes, device, algorithm, options, renumber)
-    dev = "gpu" if is_cupy_array(roots) else "cpu"
-    count, labels = driver(dev, "components", "canonical_labels")(roots)
+    count, labels, g = _numbered(graph, num_nodes, device, algorithm, options, renumber)
+    dev = "gpu" if is_cupy_array(labels) else "cpu"
     run = g if g.device == dev else g.to(dev)
     src, dst = run.coo()
     xp = get_xp(labels)

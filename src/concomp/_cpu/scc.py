@@ -35,7 +35,13 @@ from ..graph import Graph
 from ..options import Options
 from .scc_propagation import propagation_roots
 
-__all__ = ["acyclic_in_id_order", "scc_algorithm", "scc_labels", "strong_component_labels"]
+__all__ = [
+    "acyclic_in_id_order",
+    "scc_algorithm",
+    "scc_component_labels",
+    "scc_labels",
+    "strong_component_labels",
+]
 
 log = logging.getLogger("concomp")
 
@@ -194,18 +200,26 @@ def _search(
 
 
 @nb.njit(cache=True)
-def _smallest_members(rindex, count, first, roots):
-    """``roots[v]``: the smallest vertex with ``v``'s final search index (one ascending
-    pass); those indices are ``n - count .. n - 1``, ``first`` holds at least ``count``
-    entries of scratch."""
+def _first_members(rindex, count, first, out, numbered):
+    """``out[v]``: the smallest vertex with ``v``'s final search index, or with
+    ``numbered`` the number of that index's component in the order of its smallest
+    vertex (canonical labels). One ascending pass; those indices are
+    ``n - count .. n - 1``, ``first`` holds at least ``count`` entries of scratch."""
     base = rindex.shape[0] - count
     for k in range(count):
         first[k] = -1
+    nxt = 0
     for v in range(rindex.shape[0]):
         c = rindex[v] - base
         if first[c] < 0:
-            first[c] = v
-        roots[v] = first[c]
+            first[c] = nxt if numbered else v
+            nxt += 1
+        out[v] = first[c]
+
+
+def _smallest_members(rindex, count, first, roots):
+    """Root labels from the search's final indices (:func:`_first_members`)."""
+    _first_members(rindex, count, first, roots, False)
 
 
 #: Rows a block of :func:`_against_id_order` checks before it looks whether another
@@ -280,6 +294,59 @@ def scc_algorithm(graph: Graph, options: Options) -> str:
     return "tarjan"
 
 
+def _tarjan_search(
+    graph: Graph, indptr: np.ndarray, indices: np.ndarray
+) -> tuple[int, np.ndarray, np.ndarray] | np.ndarray:
+    """The search's ``(count, rindex, scratch)`` (:func:`_search`) over the graph's arcs
+    ``(indptr, indices)`` (:func:`directed_csr`), or the identity labels where the ids
+    are a topological order (no search needed)."""
+    n = graph.num_nodes
+    if acyclic_in_id_order(indptr, indices):
+        # ids in topological order (a chain or a DAG numbered along its arcs, such as
+        # citations by date): no cycle, so every vertex is its own component
+        log.debug("scc: every arc runs one way in id order: %d single-vertex components", n)
+        return np.arange(n, dtype=indices.dtype)
+    # components do not depend on the order the search takes successors in. Where ids
+    # follow the graph's geometry the nearest successor first keeps the search along
+    # memory; elsewhere "nearest" means nothing and looking for it costs a pass over
+    # each row
+    nearest = host_local_share(graph) >= LOCAL_SHARE
+    return _search(indptr, indices, nearest=nearest)
+
+
+def scc_component_labels(
+    graph: Graph, algorithm: str, options: Options
+) -> tuple[int, np.ndarray] | None:
+    """``(count, labels)`` numbered like the canonical labels of the weak components,
+    straight from Tarjan's search (one pass over its final indices instead of root
+    labels and a numbering of them); None for ``"propagation"``, whose roots are
+    numbered by the caller.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from concomp import Graph
+    >>> from concomp.options import DEFAULTS
+    >>> g = Graph.from_edges(np.array([0, 1, 2, 3]), np.array([1, 2, 1, 0]), directed=True)
+    >>> count, labels = scc_component_labels(g, "auto", DEFAULTS)
+    >>> count, labels.tolist()
+    (3, [0, 1, 1, 2])
+    """
+    if algorithm == "auto":
+        algorithm = scc_algorithm(graph, options)
+    if algorithm != "tarjan":
+        return None
+    n = graph.num_nodes
+    dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    found = _tarjan_search(graph, *directed_csr(graph))
+    if isinstance(found, np.ndarray):
+        return n, found.astype(dt, copy=False)
+    count, rindex, scratch = found
+    labels = np.empty(n, dtype=dt)
+    _first_members(rindex, count, scratch, labels, True)
+    return count, labels
+
+
 def scc_labels(graph: Graph, algorithm: str, options: Options) -> np.ndarray:
     """Root labels of the strongly connected components: entry ``v`` is the smallest
     vertex of ``v``'s component.
@@ -308,16 +375,10 @@ def scc_labels(graph: Graph, algorithm: str, options: Options) -> np.ndarray:
         return propagation_roots(indptr, indices, n)
     if algorithm != "tarjan":
         raise ValueError(f"the CPU engine has no SCC algorithm {algorithm!r}")
-    if acyclic_in_id_order(indptr, indices):
-        # ids in topological order (a chain or a DAG numbered along its arcs, such as
-        # citations by date): no cycle, so every vertex is its own component
-        log.debug("scc: every arc runs one way in id order: %d single-vertex components", n)
-        return np.arange(n, dtype=indices.dtype)
-    # roots do not depend on the order the search takes successors in. Where ids follow
-    # the graph's geometry the nearest successor first keeps the search along memory;
-    # elsewhere "nearest" means nothing and looking for it costs a pass over each row
-    nearest = host_local_share(graph) >= LOCAL_SHARE
-    count, rindex, scratch = _search(indptr, indices, nearest=nearest)
-    roots = np.empty(n, dtype=indices.dtype)
+    found = _tarjan_search(graph, indptr, indices)
+    if isinstance(found, np.ndarray):
+        return found
+    count, rindex, scratch = found
+    roots = np.empty(n, dtype=rindex.dtype)
     _smallest_members(rindex, count, scratch, roots)
     return roots
