@@ -440,6 +440,56 @@ def test_gpu_default_on_high_diameter_shapes_at_2_20_does_not_stall(tmp_path):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("descending", [False, True])
+def test_gpu_dags_numbered_along_their_arcs_skip_the_rounds(descending, monkeypatch):
+    """As on the CPU: arcs all one way in id order (either way) settle every vertex
+    alone with no propagation run built; one arc back closes a cycle and the rounds
+    run."""
+    cp = pytest.importorskip("cupy")
+    import concomp._gpu.scc as gscc
+
+    rng = np.random.default_rng(5)
+    n = 300_000
+    src = rng.integers(0, n - 1, 4 * n)
+    dst = src + 1 + rng.integers(0, 50, src.size) % (n - 1 - src)
+    src, dst = np.r_[src, np.arange(n - 1), 7], np.r_[dst, np.arange(1, n), 7]  # chain, loop
+    if descending:
+        src, dst = n - 1 - src, n - 1 - dst
+    g = Graph.from_edges(cp.asarray(src), cp.asarray(dst), num_nodes=n, directed=True)
+    real_run = gscc._Run
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("propagation ran on a graph with every arc one way")
+
+    monkeypatch.setattr(gscc, "_Run", no_run)
+    count, labels = concomp.strongly_connected_components(g)
+    assert count == n and (labels.get() == np.arange(n)).all()
+    monkeypatch.setattr(gscc, "_Run", real_run)
+    a, b = (0, n - 1) if descending else (n - 1, 0)
+    g = Graph.from_edges(
+        cp.asarray(np.r_[src, a]), cp.asarray(np.r_[dst, b]), num_nodes=n, directed=True
+    )
+    count, labels = concomp.strongly_connected_components(g)
+    assert count == 1 and not labels.get().any()
+
+
+@pytest.mark.gpu
+@given(graph=directed_graphs(max_n=300), one_way=st.sampled_from([None, "up", "down"]))
+def test_gpu_arc_order_check_agrees_with_the_cpus(graph, one_way):
+    from concomp._cpu.scc import acyclic_in_id_order, directed_csr
+    from concomp._gpu.scc import one_way_in_id_order
+
+    src, dst, n = graph
+    if one_way:
+        lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+        src, dst = (lo, hi) if one_way == "up" else (hi, lo)
+    g = Graph.from_edges(src, dst, num_nodes=n, directed=True)
+    want = acyclic_in_id_order(*directed_csr(g))
+    for dt in (np.int32, np.int64):
+        assert one_way_in_id_order(g.to("gpu"), np.dtype(dt)) == want
+
+
+@pytest.mark.gpu
 def test_gpu_public_call_keeps_data_on_the_device():
     cp = pytest.importorskip("cupy")
     src, dst = cp.asarray([0, 1, 2, 3]), cp.asarray([1, 0, 3, 2])

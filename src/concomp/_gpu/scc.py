@@ -46,7 +46,13 @@ from ._compile import get_kernel
 from .kernels import BLOCK, grid_for
 from .rows import counting_sort
 
-__all__ = ["INSTANTIATIONS", "scc_algorithm", "scc_component_labels", "scc_labels"]
+__all__ = [
+    "INSTANTIATIONS",
+    "one_way_in_id_order",
+    "scc_algorithm",
+    "scc_component_labels",
+    "scc_labels",
+]
 
 log = logging.getLogger("concomp")
 
@@ -59,6 +65,7 @@ _HEAVY_ARCS = 64
 
 _CTYPES = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
 _KERNELS = (
+    "scc_arc_order",
     "scc_init",
     "scc_trim",
     "scc_jump_init",
@@ -190,6 +197,22 @@ class _Run:
         return seen
 
 
+def one_way_in_id_order(graph: Graph, dt: np.dtype) -> bool:
+    """Whether every arc of the directed ``graph`` (self loops aside) runs to a larger
+    id, or every one to a smaller id: then no cycle exists. One launch over the rows
+    (``scc_arc_order``), which stops as soon as arcs both ways are seen."""
+    cp = cupy_or_raise()
+    n = graph.num_nodes
+    if n == 0:
+        return True
+    indptr, indices, _ = graph.csr()
+    found = cp.zeros(1, dtype=np.int32)
+    kernel = get_kernel("scc.cu", f"scc_arc_order<{_CTYPES[dt]}>")
+    ptr, ind = indptr.astype(dt, copy=False), indices.astype(dt, copy=False)
+    kernel(grid_for(n), (BLOCK,), (np.int64(n), ptr, ind, found))
+    return int(found.get()[0]) != 3
+
+
 def _index_dtype(graph: Graph, options: Options) -> np.dtype:
     """int64 where ``options.index_dtype`` asks for it or the ids or arc counts need it."""
     wide = options.index_dtype == "int64" or graph.index_dtype == np.int64
@@ -220,6 +243,12 @@ def scc_labels(graph: Graph, algorithm: str, options: Options) -> Any:
         log.debug("scc algorithm=auto -> %s on gpu", algorithm)
     if algorithm not in ("propagation", "fwbw"):
         raise ValueError(f"the GPU engine has no SCC algorithm {algorithm!r}")
+    dt = _index_dtype(graph, options)
+    if graph.directed and one_way_in_id_order(graph, dt):
+        # ids in topological order (a chain, a DAG numbered along its arcs): every
+        # vertex is a component of its own, with no transpose built and no round run
+        log.debug("scc: every arc runs one way in id order: single-vertex components")
+        return cupy_or_raise().arange(graph.num_nodes, dtype=dt)
     run = _Run(graph, options)
     if run.n == 0:
         return run.lab

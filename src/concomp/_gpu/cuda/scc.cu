@@ -20,6 +20,27 @@ __device__ __forceinline__ bool live(T u, T w, const T* lab, const T* cf, const 
     return u != w && lab[w] < 0 && cf[u] == cf[w] && cb[u] == cb[w];
 }
 
+// Which ways the arcs run in id order: an arc to a smaller id sets bit 1 of *found, one
+// to a larger id bit 2 (self loops set neither). A thread looks at whole rows and adds
+// to *found only bits it does not hold yet, so a graph whose arcs all run one way makes
+// few atomics; every thread stops once both bits are set, so a graph with arcs both
+// ways costs little more than its first rows.
+template <typename T>
+__global__ void scc_arc_order(long long n, const T* __restrict__ ptr, const T* __restrict__ ind,
+                              int* found) {
+    GRID_STRIDE(i, n) {
+        int seen = *(volatile int*)found;
+        if (seen == 3) return;
+        T v = (T)i;
+        int bits = 0;
+        for (T j = ptr[v]; j < ptr[v + 1]; ++j) {
+            T w = ind[j];
+            bits |= w < v ? 1 : (w > v ? 2 : 0);
+        }
+        if (bits & ~seen) atomicOr(found, bits);
+    }
+}
+
 // Every vertex unsettled, one colour, fw = bw = v.
 template <typename T>
 __global__ void scc_init(long long n, T* lab, T* cf, T* cb, T* fw, T* bw) {
