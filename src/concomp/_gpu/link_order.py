@@ -7,7 +7,7 @@ road networks as their files number them) build parent chains as long as the
 paths. The keyed order (a fixed pseudo-random permutation of the ids) keeps
 every chain short on any id order, and the id order is faster elsewhere. Such
 graphs show themselves by their edges: most of them join ids close to each
-other. :func:`keyed` samples evenly spaced edges and keys the run when at least
+other. :func:`keyed` samples edges at hashed positions and keys the run when at least
 :data:`LOCAL_SHARE` of them join ids at most :data:`LOCAL_WINDOW` apart, or
 ``n / 64`` on graphs of fewer than ``64 * LOCAL_WINDOW`` vertices (a path or a
 row-major grid: a half or more; random ids: about ``2 * window / n``, under 4%).
