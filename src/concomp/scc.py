@@ -98,14 +98,18 @@ def _numbered(
     algorithm: Any,
     options: Options | None,
     renumber: str | bool,
+    count_only: bool = False,
 ) -> tuple[int, Any, Graph]:
     """``(count, canonical labels, validated graph)``, labels on the engine's device:
-    from the engine at once where it numbers them itself, else from its root labels."""
+    from the engine at once where it numbers them itself, else from its root labels
+    (with ``count_only``, the labels may be None where they would cost more)."""
     dev, g, run, algo, opts = _prepared(graph, num_nodes, device, algorithm, options, renumber)
     found = driver(dev, "scc", "scc_component_labels")(run, algo, opts)
     if found is not None:
         return found[0], found[1], g
     roots = driver(dev, "scc", "scc_labels")(run, algo, opts)
+    if count_only:
+        return int(driver(dev, "components", "count_roots")(roots)), None, g
     count, labels = driver(dev, "components", "canonical_labels")(roots)
     return count, labels, g
 
@@ -230,7 +234,9 @@ def strongly_connected_components(
     """
     _check_output_device(output_device)
     if canonical or not return_labels:
-        count, labels, g = _numbered(graph, num_nodes, device, algorithm, options, renumber)
+        count, labels, g = _numbered(
+            graph, num_nodes, device, algorithm, options, renumber, count_only=not return_labels
+        )
         if not return_labels:
             return int(count)
     else:
