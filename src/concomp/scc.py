@@ -19,7 +19,7 @@ import logging
 import os
 from typing import Any, Literal, NamedTuple, overload
 
-from ._arrays import get_xp, is_cupy_array
+from ._arrays import get_xp
 from ._dispatch import choose_device, driver
 from ._engine import SCC_ALGORITHMS
 from ._input import as_graph
@@ -92,26 +92,20 @@ def _prepared(
 
 
 def _numbered(
-    graph: Any,
-    num_nodes: int | None,
-    device: str,
-    algorithm: Any,
-    options: Options | None,
-    renumber: str | bool,
-    count_only: bool = False,
-) -> tuple[int, Any, Graph]:
-    """``(count, canonical labels, validated graph)``, labels on the engine's device:
-    from the engine at once where it numbers them itself, else from its root labels
-    (with ``count_only``, the labels may be None where they would cost more)."""
-    dev, g, run, algo, opts = _prepared(graph, num_nodes, device, algorithm, options, renumber)
+    prepared: tuple[str, Graph, Graph, str, Options], count_only: bool = False
+) -> tuple[int, Any]:
+    """``(count, canonical labels)`` of a :func:`_prepared` run, labels on the engine's
+    device: from the engine at once where it numbers them itself, else from its root
+    labels (with ``count_only``, the labels may be None where they would cost more)."""
+    dev, _, run, algo, opts = prepared
     found = driver(dev, "scc", "scc_component_labels")(run, algo, opts)
     if found is not None:
-        return found[0], found[1], g
+        return found[0], found[1]
     roots = driver(dev, "scc", "scc_labels")(run, algo, opts)
     if count_only:
-        return int(driver(dev, "components", "count_roots")(roots)), None, g
+        return int(driver(dev, "components", "count_roots")(roots)), None
     count, labels = driver(dev, "components", "canonical_labels")(roots)
-    return count, labels, g
+    return count, labels
 
 
 @overload
@@ -233,14 +227,13 @@ def strongly_connected_components(
     parallel" (forward-backward).
     """
     _check_output_device(output_device)
+    prepared = _prepared(graph, num_nodes, device, algorithm, options, renumber)
+    dev, g, run, algo, opts = prepared
     if canonical or not return_labels:
-        count, labels, g = _numbered(
-            graph, num_nodes, device, algorithm, options, renumber, count_only=not return_labels
-        )
+        count, labels = _numbered(prepared, count_only=not return_labels)
         if not return_labels:
             return int(count)
     else:
-        dev, g, run, algo, opts = _prepared(graph, num_nodes, device, algorithm, options, renumber)
         labels = driver(dev, "scc", "scc_labels")(run, algo, opts)
         count = driver(dev, "components", "count_roots")(labels)
     want = output_device or _data_device(graph)
@@ -327,9 +320,9 @@ def condensation(
     >>> labels.tolist(), [a.tolist() for a in dag.coo()]
     ([0, 0, 1, 1, 2], [[0, 2], [1, 0]])
     """
-    count, labels, g = _numbered(graph, num_nodes, device, algorithm, options, renumber)
-    dev = "gpu" if is_cupy_array(labels) else "cpu"
-    run = g if g.device == dev else g.to(dev)
+    prepared = _prepared(graph, num_nodes, device, algorithm, options, renumber)
+    _, g, run, _, _ = prepared
+    count, labels = _numbered(prepared)
     src, dst = run.coo()
     xp = get_xp(labels)
     a = labels[src].astype(xp.int64)
