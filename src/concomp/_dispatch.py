@@ -42,10 +42,10 @@ __all__ = [
 #: kernel launches cost more than the CPU engine needs for the whole job.
 GPU_MIN_EDGES = 2_000_000
 #: Below this many edges, host edges that the GPU would take through the streaming
-#: feed (``connected_components``) stay on the CPU. The feed costs about 1.5 ms
-#: fixed plus the transfer, the CPU engine about 5 ns per edge, so the two meet
-#: near 3e5 edges (size sweep of ``benchmarks/bench_host_input.py``, result file
-#: ``benchmarks/results/2026-11-25-h100-78dc33f-host-input.json``).
+#: feed (``connected_components``) stay on the CPU: the feed's fixed cost (pinned
+#: staging, launches, the labels' trip back) is more than the CPU engine's time for the
+#: whole job. ``benchmarks/bench_host_input.py``'s size sweep measures where the two
+#: meet on a given machine.
 HOST_STREAM_MIN_EDGES = 300_000
 _VALID = ("auto", "cpu", "gpu")
 

@@ -287,9 +287,9 @@ def scc_algorithm(graph: Graph, options: Options) -> str:
 
     Tarjan's search is linear in every case. Propagation's sweeps grow with the
     diameter and its rounds with the number of components left after trimming; on a
-    two-core machine it was slower than Tarjan on every graph measured (chains, rings,
-    DAGs, G(n, m), R-MAT, and the directed real graphs of the corpus:
-    ``benchmarks/results/2026-11-25-cpu-30a6162*.json``), so ``auto`` never picks it.
+    two-core machine it is slower than Tarjan (and SciPy) on every directed corpus
+    graph it ran on (``benchmarks/results/2026-11-29-cpu-aba2a64-scc-propagation.json``
+    against ``…-cpu-eb71a0c-scc.json``), so ``auto`` never picks it.
     """
     return "tarjan"
 
