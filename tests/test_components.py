@@ -501,10 +501,43 @@ def test_cpu_auto_reads_the_degree_of_the_undirected_graph():
     # a one-way CSR of degree 6 (a SciPy matrix): no symmetric CSR at hand until built
     a = sp.csr_array((np.ones(3000), (s, d)), shape=(1000, 1000))
     one_way = concomp.as_graph(a)
+    assert str(auto_variant(one_way, DEFAULTS, forest=True)) == "none-rem_cas-splice-coo"
+    one_way = concomp.as_graph(a)
     assert not one_way.symmetric and one_way._indptr is not None
     assert str(auto_variant(one_way, DEFAULTS)) == "none-rem_cas-splice-coo"
     one_way.undirected_csr()
     assert str(auto_variant(one_way, DEFAULTS)) == "kout-rem_cas-splice-csr"
+
+
+def test_cpu_auto_samples_forests_from_a_lower_degree_than_components():
+    """A 2-D grid with permuted ids (degree 4) samples k-out for a spanning forest but
+    not for components; a path with permuted ids (degree 2) samples for neither."""
+    from scipy.sparse.csgraph import connected_components
+
+    from concomp._cpu.components import (
+        FOREST_SAMPLE_FROM_DEGREE,
+        SAMPLE_FROM_DEGREE,
+        auto_variant,
+    )
+    from concomp.generators import grid, path
+    from concomp.options import DEFAULTS
+
+    grid_p, path_p = grid(64, 64, permute=True), path(4096, permute=True)
+    for g in (grid_p, path_p):
+        g.csr()
+        assert g.symmetric
+    assert 2 < FOREST_SAMPLE_FROM_DEGREE <= grid_p.num_edges / grid_p.num_nodes + 0.1
+    assert grid_p.num_edges / grid_p.num_nodes < SAMPLE_FROM_DEGREE
+    assert str(auto_variant(grid_p, DEFAULTS)) == "none-rem_cas-splice-coo"
+    assert str(auto_variant(grid_p, DEFAULTS, forest=True)) == "kout-async-halve-csr"
+    for forest in (False, True):
+        assert str(auto_variant(path_p, DEFAULTS, forest=forest)) == "none-rem_cas-splice-coo"
+    # the forest auto picks spans the grid: n - 1 edges that join every vertex
+    forest = concomp.spanning_forest(grid_p, device="cpu")
+    n = grid_p.num_nodes
+    assert forest.edge_ids.shape[0] == n - 1
+    tree = sp.csr_array((np.ones(n - 1), (forest.src, forest.dst)), shape=(n, n))
+    assert connected_components(tree, directed=False)[0] == 1
 
 
 def test_cpu_auto_keeps_graphs_numbered_along_their_paths_on_the_edge_list():

@@ -36,8 +36,13 @@ __all__ = [
 ]
 
 _INT32_MAX = np.iinfo(np.int32).max
-#: Average degree (of the undirected graph) from which ``auto`` samples k-out on a CSR.
+#: Average degree (of the undirected graph) from which ``auto`` samples k-out on a CSR
+#: for components.
 SAMPLE_FROM_DEGREE = 5.0
+#: The same for spanning forests, which record every hooking edge: k-out with Async
+#: already pays on a 2-D grid (degree 4) with permuted ids, not on paths or sparse
+#: random graphs (degree 2).
+FOREST_SAMPLE_FROM_DEGREE = 3.0
 
 
 def component_roots(graph: Graph, variant: Variant, options: Options) -> np.ndarray:
@@ -111,16 +116,18 @@ def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Var
     Sampling pays only when the average degree is high and the symmetric CSR is at
     hand (GConn, Fig. 5: on road-like graphs most edges are inspected anyway): a graph
     flagged ``symmetric``, or one whose symmetric CSR an earlier call built. The degree
-    is that of the undirected graph: a symmetric graph stores each edge twice. At
-    average degree 4 (2-D grids, natural or permuted ids) unsampled Rem on the edge
-    list is the faster of the two for components and for spanning forests; from
-    degree 6 (Delaunay triangulations, k-nearest-neighbour graphs) k-out sampling
-    is the faster for forests (``benchmarks/results/2026-11-27-cpu-85ed0ea-auto-degree.json``).
-    A graph whose ids follow its paths (most sampled edges join nearby ids,
-    :mod:`concomp._shared.locality`) stays on the edge list at any degree: on a 3-D grid
-    numbered in x-y-z order unsampled Rem is the faster for components and forests, while
-    the same grid with permuted ids samples
-    (``benchmarks/results/2026-11-27-cpu-34e2fad-auto-degree-3d.json``).
+    is that of the undirected graph: a symmetric graph stores each edge twice. For
+    components unsampled Rem on the edge list is the fastest of the three candidates at
+    average degree 4 (a 2-D grid with permuted ids) and 2 (a path with permuted ids,
+    G(n, n)); k-out with Rem is the fastest on a 3-D grid with permuted ids (degree 6)
+    and R-MAT (31), and within 12% of the fastest on a Delaunay triangulation (6),
+    k-nearest-neighbour graphs (7 and 11.5) and Barabasi-Albert (16). For spanning
+    forests k-out with Async is the fastest from degree 4 on, unsampled Rem at degree 2
+    (``benchmarks/results/2026-11-29-cpu-ef3fed1-auto-degree.json``,
+    ``…-auto-degree-3d.json`` and ``…-0906266-auto-degree-low.json``). A graph whose ids follow
+    its paths (most sampled edges join nearby ids, :mod:`concomp._shared.locality`)
+    stays on the edge list at any degree: on 2-D and 3-D grids numbered along their rows
+    unsampled Rem is the faster for components and forests.
     Where k-out samples, components finish with Rem's splicing on all threads, forests
     with Async and path halving: Rem's splicing records a forest on one thread only.
     """
@@ -130,7 +137,8 @@ def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Var
     # symmetrised by a sort of every entry for a spanning forest, which costs more than
     # the whole run on the edge list
     undirected_csr = graph.symmetric or graph._ucsr is not None
-    if avg_deg >= SAMPLE_FROM_DEGREE and undirected_csr and not _ids_follow_paths(graph):
+    threshold = FOREST_SAMPLE_FROM_DEGREE if forest else SAMPLE_FROM_DEGREE
+    if avg_deg >= threshold and undirected_csr and not _ids_follow_paths(graph):
         if forest:
             return Variant(Sampling.KOUT, Finish.ASYNC, "halve", Layout.CSR)
         return Variant(Sampling.KOUT, Finish.REM_CAS, "splice", Layout.CSR)
