@@ -124,10 +124,11 @@ def auto_variant(graph: Graph, options: Options, *, forest: bool = False) -> Var
     k-nearest-neighbour graphs (7 and 11.5) and Barabasi-Albert (16). For spanning
     forests k-out with Async is the fastest from degree 4 on, unsampled Rem at degree 2
     (``benchmarks/results/2026-11-29-cpu-ef3fed1-auto-degree.json``,
-    ``…-auto-degree-3d.json`` and ``…-0906266-auto-degree-low.json``). A graph whose ids follow
-    its paths (most sampled edges join nearby ids, :mod:`concomp._shared.locality`)
-    stays on the edge list at any degree: on 2-D and 3-D grids numbered along their rows
-    unsampled Rem is the faster for components and forests.
+    ``…-ef3fed1-auto-degree-3d.json`` and ``…-0906266-auto-degree-low.json``). A graph
+    whose ids follow its paths (most sampled edges join nearby ids,
+    :mod:`concomp._shared.locality`) stays on the edge list at any degree: on 2-D and 3-D
+    grids numbered along their rows unsampled Rem is the faster for components and
+    forests.
     Where k-out samples, components finish with Rem's splicing on all threads, forests
     with Async and path halving: Rem's splicing records a forest on one thread only.
     """
