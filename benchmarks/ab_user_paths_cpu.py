@@ -8,7 +8,8 @@ Run once per source tree and compare (``PYTHONPATH=<tree>/src python
 benchmarks/ab_user_paths_cpu.py [--dask]``, trees alternated); prints one JSON line.
 ``--corpus NAME ...`` times instead ``connected_components`` on prebuilt corpus graphs
 (``concomp.generators.corpus``), the count alone and with labels, on one and on two
-threads.
+threads; ``--forest-corpus NAME ...`` times ``spanning_forest`` on them (two threads,
+its CSR built before the clock, as a prebuilt graph keeps it).
 """
 
 import json
@@ -24,6 +25,18 @@ from concomp.bench.timing import measure
 def med(f):
     return round(measure(f, reps=5).median_ms, 1)
 
+
+if "--forest-corpus" in sys.argv[1:]:
+    from concomp.generators.corpus import CORPUS
+
+    concomp.warmup(device="cpu")
+    out = {}
+    for name in sys.argv[sys.argv.index("--forest-corpus") + 1 :]:
+        cg = CORPUS[name].build()
+        cg.csr()
+        out[f"forest {name}"] = med(lambda g=cg: concomp.spanning_forest(g, device="cpu"))
+    print(json.dumps(out))
+    sys.exit()
 
 if "--corpus" in sys.argv[1:]:
     import numba
