@@ -100,30 +100,21 @@ def test_cpu_algorithms_on_random_digraphs(algorithm, graph, wide):
     _check(src, dst, n, "cpu", algorithm, WIDE if wide else DEFAULTS)
 
 
-@given(graph=directed_graphs(max_n=200), wide=st.booleans(), wide_frames=st.booleans())
-def test_tarjan_finds_the_same_components_with_the_nearest_successor_first(
-    graph, wide, wide_frames
-):
+@given(graph=directed_graphs(max_n=200), wide=st.booleans())
+def test_tarjan_finds_the_same_components_with_the_nearest_successor_first(graph, wide):
     """The search's two successor orders (SciPy's, and the nearest successor first that
-    the root labels take on graphs numbered along their geometry) against SciPy, with
-    the frames' positions in int32 and (as past 2**30 arcs) in int64."""
-    from concomp._cpu import scc
+    the root labels take on graphs numbered along their geometry) against SciPy."""
     from concomp._cpu.scc import _search, _smallest_members
 
     src, dst, n = graph
     indptr, indices, _ = Graph.from_edges(src, dst, num_nodes=n, directed=True).csr()
     dt = np.int64 if wide else np.int32
     want = scipy_strong_roots(src, dst, n)
-    narrow = scc._NARROW_FRAMES
-    scc._NARROW_FRAMES = 0 if wide_frames else narrow
-    try:
-        for nearest in (False, True):
-            count, rindex, scratch = _search(indptr.astype(dt), indices.astype(dt), nearest)
-            roots = np.empty(n, dtype=rindex.dtype)
-            _smallest_members(rindex, count, scratch, roots)
-            np.testing.assert_array_equal(roots, want, err_msg=f"nearest={nearest}")
-    finally:
-        scc._NARROW_FRAMES = narrow
+    for nearest in (False, True):
+        count, rindex, scratch = _search(indptr.astype(dt), indices.astype(dt), nearest)
+        roots = np.empty(n, dtype=rindex.dtype)
+        _smallest_members(rindex, count, scratch, roots)
+        np.testing.assert_array_equal(roots, want, err_msg=f"nearest={nearest}")
 
 
 @given(graph=directed_graphs(max_n=200), wide=st.booleans(), flip=st.booleans())

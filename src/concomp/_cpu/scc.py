@@ -46,6 +46,11 @@ __all__ = [
 log = logging.getLogger("concomp")
 
 
+#: Bits of a search frame's flags: the vertex's index was never lowered (it may be its
+#: component's root); its nearest successor is still to be looked at first.
+_ROOT, _NEAR = 1, 2
+
+
 @nb.njit(cache=True, inline="always")
 def _nearest_successor(indptr, indices, v):
     """The successor of ``v`` closest to it in id (the first such stored)."""
@@ -58,17 +63,16 @@ def _nearest_successor(indptr, indices, v):
 
 
 @nb.njit(cache=True)
-def _pearce(indptr, indices, rindex, frame_v, frame_pos, stack, nearest):
+def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack, nearest):
     """Tarjan's search in Pearce's form; return the number of components.
 
     ``rindex[v]`` (0 while unseen) is v's discovery index, lowered to the smallest
     index v reaches while its component is open, and finally ``n - 1 - k`` for the
     ``k``-th component completed: completed components count down from ``n - 1``, above
     every open index, so they never lower an open vertex. One array per vertex besides
-    the explicit call stack (``frame_v``: the vertex; ``frame_pos``: twice the next CSR
-    position + 1 to look at, scanning downwards, plus 1 while the vertex's index was
-    never lowered, so it may be its component's root) and Pearce's stack of vertices
-    whose component is still open.
+    the explicit call stack (``frame_*``: vertex, next CSR position + 1 to look at,
+    scanning downwards, and the flags ``_ROOT`` and ``_NEAR``) and Pearce's stack of
+    vertices whose component is still open.
 
     Successors are scanned from the last stored to the first, SciPy's order. With
     ``nearest`` a vertex first descends into its successor closest in id, then scans
@@ -76,64 +80,60 @@ def _pearce(indptr, indices, rindex, frame_v, frame_pos, stack, nearest):
     again on the way back). The components are the same in any order, only their
     numbering changes; where ids follow the graph's geometry (grids, meshes, road
     networks as their files number them) the search then walks along memory instead
-    of jumping a row of the grid at every step. Entering a vertex and descending into
-    its nearest successor happen in one inner loop, while the vertex's row is at hand,
-    so a long walk never reads its frames back until it turns.
+    of jumping a row of the grid at every step. The look for the nearest successor
+    reads the vertex's row once more.
     """
     n = indptr.shape[0] - 1
     index = 1
     c = n - 1
     top = 0
+    fresh = _ROOT | _NEAR if nearest else _ROOT  # the flags of a frame just entered
     for start in range(n):
         if rindex[start] != 0:
             continue
         rindex[start] = index
         index += 1
-        depth = 0
-        w = start  # the vertex to enter next, already indexed; -1 for none
-        while True:
-            while w >= 0:  # enter w, then its nearest successor while that is unseen
-                v = w
-                hi = indptr[v + 1]
-                frame_v[depth] = v
-                frame_pos[depth] = 2 * hi + 1
-                depth += 1
-                w = -1
-                if nearest and hi > indptr[v]:
-                    near = _nearest_successor(indptr, indices, v)
-                    if rindex[near] == 0:
-                        rindex[near] = index
-                        index += 1
-                        w = near  # the scan below looks at it again on the way back
-            if depth == 0:
-                break
+        frame_v[0] = start
+        frame_pos[0] = indptr[start + 1]
+        frame_root[0] = fresh
+        depth = 1
+        while depth > 0:
             d = depth - 1
             v = frame_v[d]
-            pos = frame_pos[d] >> 1
-            may_root = frame_pos[d] & 1
+            pos = frame_pos[d]
             lo = indptr[v]
             rv = rindex[v]
-            while pos > lo:
+            w = -1  # the vertex to descend into, if any
+            if nearest and frame_root[d] & _NEAR:  # nearest first: no flag load without it
+                frame_root[d] &= ~_NEAR
+                near = _nearest_successor(indptr, indices, v) if pos - lo > 1 else v
+                if rindex[near] == 0:
+                    w = near  # back up here, the scan looks at it again
+            while w < 0 and pos > lo:
                 x = indices[pos - 1]
                 rx = rindex[x]
                 if rx == 0:
                     # descend; entry pos - 1 is looked at again on the way back up,
                     # when x's final index can lower v's
-                    frame_pos[d] = 2 * pos + may_root
+                    frame_pos[d] = pos
                     rindex[v] = rv
-                    rindex[x] = index
-                    index += 1
                     w = x
                     break
                 if rx < rv:
                     rv = rx
-                    may_root = 0
+                    frame_root[d] = 0
                 pos -= 1
             if w >= 0:
+                rindex[w] = index
+                index += 1
+                frame_v[depth] = w
+                frame_pos[depth] = indptr[w + 1]
+                frame_root[depth] = fresh
+                depth += 1
                 continue
             rindex[v] = rv
             depth -= 1
-            if may_root:
+            if frame_root[d] & _ROOT:
                 # v completes its component: v and the open vertices found after it
                 index -= 1
                 while top > 0 and rv <= rindex[stack[top - 1]]:
@@ -176,10 +176,6 @@ def strong_component_labels(indptr: np.ndarray, indices: np.ndarray) -> tuple[in
     return count, labels.astype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
 
 
-#: Largest value a frame's position entry may hold in int32 (twice the arcs, plus one).
-_NARROW_FRAMES = int(np.iinfo(np.int32).max)
-
-
 def _search(
     indptr: np.ndarray, indices: np.ndarray, nearest: bool
 ) -> tuple[int, np.ndarray, np.ndarray]:
@@ -191,11 +187,10 @@ def _search(
     indices = np.ascontiguousarray(indices, dtype=dt)
     rindex = np.zeros(n, dtype=dt)
     frame_v = np.empty(n, dtype=dt)
-    # a frame's position doubled, plus its flag
-    pos_dt = np.int32 if 2 * int(indices.shape[0]) + 1 <= _NARROW_FRAMES else np.int64
-    frame_pos = np.empty(n, dtype=pos_dt)
+    frame_pos = np.empty(n, dtype=dt)
+    frame_root = np.empty(n, dtype=np.int8)
     stack = np.empty(n, dtype=dt)
-    count = _pearce(indptr, indices, rindex, frame_v, frame_pos, stack, nearest)
+    count = _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack, nearest)
     return int(count), rindex, frame_v
 
 
