@@ -9,7 +9,12 @@ benchmarks/ab_user_paths_cpu.py [--dask]``, trees alternated); prints one JSON l
 ``--corpus NAME ...`` times instead ``connected_components`` on prebuilt corpus graphs
 (``concomp.generators.corpus``), the count alone and with labels, on one and on two
 threads; ``--forest-corpus NAME ...`` times ``spanning_forest`` on them (two threads,
-its CSR built before the clock, as a prebuilt graph keeps it).
+its CSR built before the clock, as a prebuilt graph keeps it). The default run also
+times both calls on a graph flagged symmetric of the same grid with permuted ids, and
+``--scc`` adds ``strongly_connected_components`` on arcs as users pass them: R-MAT
+scale 20 arcs as drawn (NumPy pairs, a SciPy CSR, a fresh directed ``Graph``), a
+directed path of 2**22 vertices with ids along it and a 2048 x 2048 grid of one-way
+streets in row order (NumPy pairs).
 """
 
 import json
@@ -69,6 +74,8 @@ gs = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
 gd = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
 grid = concomp.generators.grid(2048, 2048)
 gi, gx = (np.asarray(a) for a in grid.csr()[:2])
+grid_p = concomp.generators.grid(2048, 2048, permute=True)
+pi, px = (np.asarray(a) for a in grid_p.csr()[:2])
 out = {}
 for what, call in (("cc", concomp.connected_components), ("forest", concomp.spanning_forest)):
     out[f"{what} numpy pairs rmat20"] = med(lambda c=call: c((s, d), num_nodes=n0, device="cpu"))
@@ -86,6 +93,26 @@ for what, call in (("cc", concomp.connected_components), ("forest", concomp.span
         lambda c=call: c(
             concomp.Graph.from_csr(gi, gx, num_nodes=ids.size, symmetric=True), device="cpu"
         )
+    )
+    out[f"{what} grid 2048^2 permuted symmetric Graph"] = med(
+        lambda c=call: c(
+            concomp.Graph.from_csr(pi, px, num_nodes=ids.size, symmetric=True), device="cpu"
+        )
+    )
+if "--scc" in sys.argv[1:]:
+    from concomp.generators.corpus import directed_arcs
+
+    scc = concomp.strongly_connected_components
+    D = sp.csr_array((np.ones(s.shape[0], np.float32), (s, d)), shape=(n0, n0))
+    ws, wd, wn = directed_arcs("grid", {"rows": 2048, "cols": 2048}, 0)
+    out["scc numpy pairs rmat20"] = med(lambda: scc((s, d), num_nodes=n0, device="cpu"))
+    out["scc scipy csr rmat20"] = med(lambda: scc(D.copy(), device="cpu"))
+    out["scc fresh Graph rmat20"] = med(
+        lambda: scc(concomp.Graph.from_edges(s, d, num_nodes=n0, directed=True), device="cpu")
+    )
+    out["scc chain 2^22 in order"] = med(lambda: scc((v[:-1], v[1:]), num_nodes=n, device="cpu"))
+    out["scc one-way grid 2048^2 row order"] = med(
+        lambda: scc((ws, wd), num_nodes=wn, device="cpu")
     )
 if "--dask" in sys.argv[1:]:
     import dask
