@@ -57,3 +57,13 @@ def test_label_max_offsets_matches_the_kernels():
 
     found = re.search(r"#define LABEL_MAX_OFFSETS (\d+)", source_text("label.cu"))
     assert found is not None and int(found.group(1)) == MAX_OFFSETS
+
+
+def test_snappy_threads_matches_the_kernels():
+    """parquet.py launches pq_snappy with the block its shared ring is laid out for."""
+    import re
+
+    from concomp._gpu.parquet import SNAPPY_THREADS
+
+    found = re.search(r"#define PQ_SNAPPY_THREADS (\d+)", source_text("parquet.cu"))
+    assert found is not None and int(found.group(1)) == SNAPPY_THREADS

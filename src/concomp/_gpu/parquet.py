@@ -7,7 +7,9 @@ as they lie in the file, through two pinned slots to one device buffer (reading 
 next slot on all cores while the last one crosses the bus), and the host parses just
 the page headers there (:mod:`concomp._shared.parquet_pages`). Decompression (Snappy)
 and decoding (PLAIN and dictionary pages) run on the device, into int32 ids where
-every value fits (int64 otherwise).
+every value fits (int64 otherwise). A slot's pages are decompressed as soon as its
+bytes are on the device, while later slots are read; the values are decoded once every
+page is in.
 
 Files the kernels do not read (another codec or encoding, nested or nullable
 columns with nulls, row groups larger than the device can hold at once) give None
@@ -50,6 +52,10 @@ SLOT_BYTES = 64 << 20
 _READ_PIECE = 4 << 20
 #: Share of the device's free memory one round of row groups may take.
 _DEVICE_SHARE = 0.5
+#: Threads of a ``pq_snappy`` block (``PQ_SNAPPY_THREADS`` in ``cuda/parquet.cu``).
+SNAPPY_THREADS = 32
+#: Streams the slots' Snappy launches take turns on (a launch lasts several slots' reads).
+_SNAPPY_STREAMS = 8
 
 # status codes of cuda/parquet.cu
 _NARROW = 6
@@ -220,8 +226,8 @@ def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Roun
     id fits, else int64).
 
     A pipeline over the two pinned slots: while the threads read the next slot, the
-    host parses the page headers of the one just read and its bytes cross to the
-    device. Pages are decompressed and decoded once every page is in.
+    host parses the page headers of the one just read, its bytes cross to the device
+    and its pages are decompressed there. The values are decoded once every page is in.
     """
     chunks = [plan.chunks[i] for i in rnd.chunks]
     max_def = np.array([plan.max_def[c.column] for c in chunks], np.int64)
@@ -240,8 +246,9 @@ def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Roun
         return rel, sizes, _submit_reads(fd, slot.view(), ranges, name)
 
     tables: list[np.ndarray] = []
-    job_lists: list[tuple[np.ndarray, np.ndarray]] = []
     places: list[np.ndarray] = []
+    statuses: list[Any] = []  # per slot, each page's error code
+    unpack = [cp.cuda.Stream(non_blocking=True) for _ in range(min(_SNAPPY_STREAMS, len(fills)))]
     pos, grown = 0, 0  # raw bytes placed on the device; scratch bytes given out
     pending = start(0)
     for g, (k, j) in enumerate(fills):
@@ -269,25 +276,23 @@ def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Roun
         table[:, 0] += k
         table[:, 2] += pos
         jobs, place, grown = _slot_jobs(table, chunks, rnd, grown, name)
-        jobs[1][:] += sum(t.shape[0] for t in tables)  # pages counted in the round
+        # The slot's pages decompress now, on a stream of their own, while later slots
+        # are read: a page takes one thread the time of its whole chain of elements, so
+        # only the last slot's pages are left for after the reads.
+        stream = unpack[g % len(unpack)]
+        stream.wait_event(slot.copied)
+        with stream:
+            statuses.append(cp.zeros(table.shape[0], dtype=cp.int32))
+            _snappy(cp, buf, jobs, statuses[-1])
         tables.append(table)
-        job_lists.append(jobs)
         places.append(place)
         pos += fill
     table = np.concatenate(tables)
     decode = _tables(table, np.concatenate(places), chunks, plan, name)
-    # one launch for every page: a thread decompresses a page, and only all of a round's
-    # pages at once keep the device busy
-    ready = cp.cuda.Event(disable_timing=True)
-    ready.record(copy)
-    cp.cuda.get_current_stream().wait_event(ready)
-    status = cp.zeros(table.shape[0], dtype=cp.int32)
-    _snappy(
-        cp,
-        buf,
-        (np.concatenate([j[0] for j in job_lists]), np.concatenate([j[1] for j in job_lists])),
-        status,
-    )
+    main = cp.cuda.get_current_stream()
+    for stream in (copy, *unpack):
+        main.wait_event(stream.record())
+    status = cp.concatenate(statuses)
     out = _values(cp, buf, decode, plan, rnd.rows, status, cp.int32)
     codes = cp.asnumpy(status)
     if (codes == _NARROW).any():  # an id above int32: decode again into int64
@@ -306,12 +311,12 @@ def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Roun
 
 
 def _snappy(cp: Any, buf: Any, jobs: tuple[np.ndarray, np.ndarray], status: Any) -> None:
-    """Launch ``pq_snappy`` over the jobs (one thread each)."""
+    """Launch ``pq_snappy`` over the jobs (one thread each) on the current stream."""
     nj = int(jobs[0].shape[0])
     if nj:
         get_kernel("parquet.cu", "pq_snappy")(
-            (-(-nj // 64),),
-            (64,),
+            (-(-nj // SNAPPY_THREADS),),
+            (SNAPPY_THREADS,),
             (buf, cp.asarray(jobs[0]), np.int64(nj), cp.asarray(jobs[1]), status),
         )
 

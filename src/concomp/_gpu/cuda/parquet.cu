@@ -11,10 +11,11 @@
 // fails writes an error code (PQ_*) into its status word instead of reading or
 // writing out of bounds.
 #include "common.cuh"
+// snappy.cuh: the decompressor and the codes PQ_OK, PQ_SNAPPY, PQ_SNAPPY_SIZE
+#include "snappy.cuh"
 
-#define PQ_OK 0
-#define PQ_SNAPPY 1        // Snappy stream malformed
-#define PQ_SNAPPY_SIZE 2   // decompressed size differs from the page header's
+#define PQ_SNAPPY_THREADS 32  // threads of a pq_snappy block (_gpu/parquet.py launches as many)
+
 #define PQ_SHORT 3         // the values need more bytes than the page holds
 #define PQ_DICT_INDEX 4    // a dictionary index past the dictionary
 #define PQ_BIT_WIDTH 5     // an index bit width above 32
@@ -42,79 +43,18 @@ __device__ __forceinline__ unsigned long long pq_le(const unsigned char* p, int 
     return v;
 }
 
-// One thread per job (in_pos, in_len, out_pos, out_len): Snappy's raw format (a varint
-// of the decompressed length, then literals and back-references). An element refers
-// back to the page's own earlier output, so a page decodes in order; pages are many.
-// (One warp per page, its lanes sharing each element's bytes, was slower: elements
-// hold a few bytes each, and parsing them is the work.)
-__device__ __forceinline__ bool pq_snappy_element(const unsigned char*& in, const unsigned char* end,
-                                                  long long& len, long long& off) {
-    unsigned int tag = *in++;
-    unsigned int t = tag & 3;
-    if (t == 0) {
-        len = tag >> 2;
-        if (len >= 60) {
-            int nb = (int)len - 59;
-            if (end - in < nb) return false;
-            len = (long long)pq_le(in, nb);
-            in += nb;
-        }
-        len += 1;
-        off = 0;
-        return end - in >= len;
-    }
-    if (t == 1) {
-        if (end - in < 1) return false;
-        len = ((tag >> 2) & 7) + 4;
-        off = ((long long)(tag >> 5) << 8) | *in++;
-    } else if (t == 2) {
-        if (end - in < 2) return false;
-        len = (tag >> 2) + 1;
-        off = (long long)pq_le(in, 2);
-        in += 2;
-    } else {
-        if (end - in < 4) return false;
-        len = (tag >> 2) + 1;
-        off = (long long)pq_le(in, 4);
-        in += 4;
-    }
-    return off > 0;
-}
-
-extern "C" __global__ void pq_snappy(unsigned char* bytes, const long long* jobs, long long njobs,
-                                     const int* page_of_job, int* status) {
+// One thread per job (in_pos, in_len, out_pos, out_len): a page Snappy-decompressed
+// into the buffer's scratch part (snappy.cuh). Pages are many; a block holds few
+// threads, so that a launch of a few hundred pages still spreads over the SMs.
+extern "C" __global__ void __launch_bounds__(PQ_SNAPPY_THREADS)
+    pq_snappy(unsigned char* bytes, const long long* jobs, long long njobs,
+              const int* page_of_job, int* status) {
+    __shared__ u64 ring[SN_RING * PQ_SNAPPY_THREADS];
     const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= njobs) return;
     const long long* job = jobs + 4 * j;
-    const unsigned char* in = bytes + job[0];
-    const unsigned char* end = in + job[1];
-    unsigned char* out = bytes + job[2];
-    const long long size = job[3];
-    int err = PQ_OK;
-    unsigned long long declared = 0;
-    for (int shift = 0;; shift += 7) {
-        if (in >= end || shift > 35) { err = PQ_SNAPPY; break; }
-        unsigned char b = *in++;
-        declared |= (unsigned long long)(b & 0x7f) << shift;
-        if (b < 0x80) break;
-    }
-    if (err == PQ_OK && declared != (unsigned long long)size) err = PQ_SNAPPY_SIZE;
-    long long o = 0;
-    while (err == PQ_OK && in < end) {
-        long long len, off;
-        if (!pq_snappy_element(in, end, len, off) || size - o < len || off > o) {
-            err = PQ_SNAPPY;
-            break;
-        }
-        if (off == 0) {  // a literal
-            for (long long k = 0; k < len; ++k) out[o + k] = in[k];
-            in += len;
-        } else {  // forward, byte by byte: a copy may overlap its own output (off < len)
-            for (long long k = 0; k < len; ++k) out[o + k] = out[o + k - off];
-        }
-        o += len;
-    }
-    if (err == PQ_OK && o != size) err = PQ_SNAPPY_SIZE;
+    const int err =
+        sn_decompress(bytes, job[0], job[1], job[2], job[3], ring + threadIdx.x, PQ_SNAPPY_THREADS);
     if (err != PQ_OK) atomicMax(status + page_of_job[j], err);
 }
 

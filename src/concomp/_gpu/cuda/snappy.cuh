@@ -1,0 +1,194 @@
+// Snappy's raw format (a varint of the decompressed length, then literals and
+// back-references) decompressed by one thread: the pages of concomp._gpu.parquet.
+//
+// A page's elements have to be taken in order (a back-reference copies the page's own
+// earlier output), so a page's time is the latency of that chain, and an element holds
+// only a few bytes (an id of three significant bytes is a literal and a copy of its
+// zeros). The chain therefore stays out of global memory: the compressed bytes arrive as
+// aligned 8-byte words loaded a few words ahead, the output leaves as whole aligned words
+// (bytes only at a page's two ends), and a copy reads the page's latest output from the
+// word being filled (a register) or a ring of the last SN_RING words in shared memory.
+// Reading a just-stored global byte back, as a byte-wise decoder does, waits for the
+// round trip to L2 on every element.
+//
+// Plain C++ apart from the qualifiers, so that the tests compile it for the host too.
+#pragma once
+#include "common.cuh"
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define SN_FN __device__ __forceinline__
+#else
+#define SN_FN static inline
+#endif
+
+#define PQ_OK 0
+#define PQ_SNAPPY 1       // Snappy stream malformed
+#define PQ_SNAPPY_SIZE 2  // decompressed size differs from the page header's
+
+#define SN_RING 16  // aligned words of its page's latest output a thread keeps (power of 2)
+
+// Bytes 0 .. n-1 of a word (1 <= n <= 8).
+SN_FN u64 sn_mask(int n) { return n >= 8 ? ~0ull : (1ull << (8 * n)) - 1; }
+
+// The compressed bytes, seen through the aligned words wi .. wi+3 of the buffer.
+struct SnIn {
+    const u64* words;
+    long long wi, wend;  // wend: one past the last word holding a byte of the page
+    u64 w0, w1, w2, w3;
+};
+
+SN_FN u64 sn_load(const SnIn& s, long long w) { return w < s.wend ? s.words[w] : 0ull; }
+
+// Slide the words so that byte `ip` lies in w0; the word loaded now is used three
+// words later, which hides most of its latency.
+SN_FN void sn_advance(SnIn& s, long long ip) {
+    while ((ip >> 3) > s.wi) {
+        s.w0 = s.w1;
+        s.w1 = s.w2;
+        s.w2 = s.w3;
+        s.wi += 1;
+        s.w3 = sn_load(s, s.wi + 3);
+    }
+}
+
+// Bytes ip .. ip+7 (ip in word wi); bytes past the page are garbage, and callers check
+// the lengths before they use them.
+SN_FN u64 sn_peek(const SnIn& s, long long ip) {
+    const int sh = 8 * (int)(ip & 7);
+    return sh ? (s.w0 >> sh) | (s.w1 << (64 - sh)) : s.w0;
+}
+
+// The output: bytes [start, end) of the buffer, filled up to `at`; `pend` holds the
+// bytes of the word containing `at` that lie below it (zero above).
+struct SnOut {
+    unsigned char* bytes;
+    long long start, end, at;
+    u64 pend;
+    u64* ring;   // SN_RING words, `stride` apart (a column of a block's shared array)
+    int stride;
+};
+
+// Word w is complete (or the page ends in it): into the ring and the buffer, whole where
+// the page holds the whole word, else byte by byte (another page owns the rest).
+SN_FN void sn_store(SnOut& o, long long w, u64 v) {
+    o.ring[(w & (SN_RING - 1)) * o.stride] = v;
+    const long long lo = 8 * w, hi = lo + 8;
+    if (lo >= o.start && hi <= o.end) {
+        ((u64*)o.bytes)[w] = v;
+        return;
+    }
+    const long long b0 = lo > o.start ? lo : o.start, b1 = hi < o.end ? hi : o.end;
+    for (long long b = b0; b < b1; ++b) o.bytes[b] = (unsigned char)(v >> (8 * (b - lo)));
+}
+
+// Append n bytes (1 <= n <= 8; v's bytes above them are zero).
+SN_FN void sn_emit(SnOut& o, u64 v, int n) {
+    const int ph = (int)(o.at & 7);
+    o.pend |= v << (8 * ph);
+    if (ph + n >= 8) {
+        sn_store(o, o.at >> 3, o.pend);
+        o.pend = ph ? v >> (64 - 8 * ph) : 0ull;
+    }
+    o.at += n;
+}
+
+// Output word w (at most the one being filled): the filling word, the ring, or (older
+// than the ring) the buffer, which this thread wrote long enough ago.
+SN_FN u64 sn_word(const SnOut& o, long long w) {
+    const long long cur = o.at >> 3;
+    if (w == cur) return o.pend;
+    if (cur - w < SN_RING) return o.ring[(w & (SN_RING - 1)) * o.stride];
+    return ((const u64*)o.bytes)[w];
+}
+
+// Output bytes from .. from+7 (from >= start); those at or past `at` are garbage.
+SN_FN u64 sn_fetch(const SnOut& o, long long from) {
+    const int sh = 8 * (int)(from & 7);
+    const u64 lo = sn_word(o, from >> 3);
+    return sh ? (lo >> sh) | (sn_word(o, (from >> 3) + 1) << (64 - sh)) : lo;
+}
+
+// Decompress bytes [in_pos, in_pos + in_len) of `bytes` into [out_pos, out_pos + size);
+// the ring: SN_RING words `stride` apart. Returns PQ_OK, PQ_SNAPPY or PQ_SNAPPY_SIZE;
+// nothing outside the output range is written and nothing past the input is trusted.
+SN_FN int sn_decompress(unsigned char* bytes, long long in_pos, long long in_len,
+                        long long out_pos, long long size, u64* ring, int stride) {
+    SnIn in;
+    in.words = (const u64*)bytes;
+    in.wi = in_pos >> 3;
+    in.wend = (in_pos + in_len + 7) >> 3;
+    in.w0 = sn_load(in, in.wi);
+    in.w1 = sn_load(in, in.wi + 1);
+    in.w2 = sn_load(in, in.wi + 2);
+    in.w3 = sn_load(in, in.wi + 3);
+    long long ip = in_pos;
+    const long long end = in_pos + in_len;
+    u64 declared = 0;
+    for (int shift = 0;; shift += 7) {
+        if (ip >= end || shift > 35) return PQ_SNAPPY;
+        const unsigned b = (unsigned)(sn_peek(in, ip) & 0xff);
+        sn_advance(in, ++ip);
+        declared |= (u64)(b & 0x7f) << shift;
+        if (b < 0x80) break;
+    }
+    if (declared != (u64)size) return PQ_SNAPPY_SIZE;
+    SnOut o;
+    o.bytes = bytes;
+    o.start = o.at = out_pos;
+    o.end = out_pos + size;
+    o.pend = 0;
+    o.ring = ring;
+    o.stride = stride;
+    while (ip < end) {
+        const u64 p = sn_peek(in, ip);
+        const unsigned tag = (unsigned)(p & 0xff);
+        const unsigned t = tag & 3;
+        long long len, off = 0;
+        int head;  // bytes of the tag and what follows it
+        if (t == 0) {  // a literal; lengths from 61 on follow the tag in 1..4 bytes
+            len = tag >> 2;
+            head = 1;
+            if (len >= 60) {
+                head += (int)len - 59;
+                len = (long long)((p >> 8) & sn_mask((int)len - 59));
+            }
+            len += 1;
+        } else if (t == 1) {
+            head = 2;
+            len = ((tag >> 2) & 7) + 4;
+            off = ((long long)(tag >> 5) << 8) | (long long)((p >> 8) & 0xff);
+        } else {
+            head = t == 2 ? 3 : 5;
+            len = (tag >> 2) + 1;
+            off = (long long)((p >> 8) & sn_mask(head - 1));
+        }
+        if (end - ip < head || o.end - o.at < len) return PQ_SNAPPY;
+        ip += head;
+        sn_advance(in, ip);
+        if (t == 0) {
+            if (end - ip < len) return PQ_SNAPPY;
+            while (len > 0) {
+                const int n = len < 8 ? (int)len : 8;
+                sn_emit(o, sn_peek(in, ip) & sn_mask(n), n);
+                ip += n;
+                len -= n;
+                sn_advance(in, ip);
+            }
+        } else {
+            if (off == 0 || off > o.at - o.start) return PQ_SNAPPY;
+            while (len > 0) {
+                const int n = len < 8 ? (int)len : 8;
+                u64 v = sn_fetch(o, o.at - off);
+                if (off < 8) {  // the copy overlaps itself: its `off` bytes repeat
+                    v &= sn_mask((int)off);
+                    for (int have = (int)off; have < 8; have *= 2) v |= v << (8 * have);
+                }
+                sn_emit(o, v & sn_mask(n), n);
+                len -= n;
+            }
+        }
+    }
+    if (o.at != o.end) return PQ_SNAPPY_SIZE;
+    if (o.at & 7) sn_store(o, o.at >> 3, o.pend);  // the page's last, partial word
+    return PQ_OK;
+}
