@@ -29,8 +29,8 @@ _HARNESS = """
 #include "snappy.cuh"
 extern "C" int sn_host(unsigned char* bytes, long long in_pos, long long in_len,
                        long long out_pos, long long size) {
-    u64 ring[SN_RING];
-    return sn_decompress(bytes, in_pos, in_len, out_pos, size, ring, 1);
+    u64 ring[SN_RING], in_ring[SN_IN_RING];
+    return sn_decompress(bytes, in_pos, in_len, out_pos, size, ring, in_ring, 1);
 }
 """
 GUARD = 0xA5

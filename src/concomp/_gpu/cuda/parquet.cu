@@ -49,12 +49,13 @@ __device__ __forceinline__ unsigned long long pq_le(const unsigned char* p, int 
 extern "C" __global__ void __launch_bounds__(PQ_SNAPPY_THREADS)
     pq_snappy(unsigned char* bytes, const long long* jobs, long long njobs,
               const int* page_of_job, int* status) {
-    __shared__ u64 ring[SN_RING * PQ_SNAPPY_THREADS];
+    __shared__ u64 ring[SN_RING * PQ_SNAPPY_THREADS], in_ring[SN_IN_RING * PQ_SNAPPY_THREADS];
     const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= njobs) return;
     const long long* job = jobs + 4 * j;
-    const int err =
-        sn_decompress(bytes, job[0], job[1], job[2], job[3], ring + threadIdx.x, PQ_SNAPPY_THREADS);
+    const int err = sn_decompress(bytes, job[0], job[1], job[2], job[3], ring + threadIdx.x,
+                                  in_ring + threadIdx.x, PQ_SNAPPY_THREADS);
+    sn_settle();
     if (err != PQ_OK) atomicMax(status + page_of_job[j], err);
 }
 

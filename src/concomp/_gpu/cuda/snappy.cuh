@@ -25,45 +25,96 @@
 #define PQ_SNAPPY 1       // Snappy stream malformed
 #define PQ_SNAPPY_SIZE 2  // decompressed size differs from the page header's
 
-#define SN_RING 16  // aligned words of its page's latest output a thread keeps (power of 2)
+#define SN_RING 16     // aligned words of its page's latest output a thread keeps (power of 2)
+#define SN_IN_RING 16  // aligned words of input a thread stages (power of 2)
+#define SN_AHEAD 12    // words of input in flight ahead of the one read (< SN_IN_RING)
 
 // Bytes 0 .. n-1 of a word (1 <= n <= 8).
 SN_FN u64 sn_mask(int n) { return n >= 8 ? ~0ull : (1ull << (8 * n)) - 1; }
 
-// The compressed bytes, seen through the aligned words wi .. wi+3 of the buffer.
+// The compressed bytes as aligned words of the buffer, staged in a ring in shared memory
+// SN_AHEAD words ahead of the one being read (asynchronous copies from sm_80 on, so that
+// a load's latency passes while earlier elements are decoded); c0 and c1 hold words wi
+// and wi+1, which the element at hand lies in.
 struct SnIn {
     const u64* words;
     long long wi, wend;  // wend: one past the last word holding a byte of the page
-    u64 w0, w1, w2, w3;
+    u64* ring;           // SN_IN_RING words, `stride` apart
+    int stride;
+    u64 c0, c1;
 };
 
-SN_FN u64 sn_load(const SnIn& s, long long w) { return w < s.wend ? s.words[w] : 0ull; }
-
-// Slide the words so that byte `ip` lies in w0; the word loaded now is used three
-// words later, which hides most of its latency.
-SN_FN void sn_advance(SnIn& s, long long ip) {
-    while ((ip >> 3) > s.wi) {
-        s.w0 = s.w1;
-        s.w1 = s.w2;
-        s.w2 = s.w3;
-        s.wi += 1;
-        s.w3 = sn_load(s, s.wi + 3);
+// Start loading word w into its ring slot (every call commits one group of copies, so
+// that the count of groups in flight stays SN_AHEAD).
+SN_FN void sn_request(SnIn& s, long long w) {
+    u64* dst = s.ring + (w & (SN_IN_RING - 1)) * s.stride;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (w < s.wend) {
+        unsigned long long shared;
+        asm("cvta.to.shared.u64 %0, %1;" : "=l"(shared) : "l"(dst));
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"((unsigned)shared),
+                     "l"(s.words + w)
+                     : "memory");
+        if ((w & 15) == 0 && w + 64 < s.wend)  // the next lines on their way into L2
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(s.words + w + 64));
     }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#else
+    *dst = w < s.wend ? s.words[w] : 0ull;
+#endif
+}
+
+// Words wi and wi+1 into c0 and c1, once their copies have landed.
+SN_FN void sn_ready(SnIn& s) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(SN_AHEAD - 2) : "memory");
+#endif
+    s.c0 = s.ring[(s.wi & (SN_IN_RING - 1)) * s.stride];
+    s.c1 = s.ring[((s.wi + 1) & (SN_IN_RING - 1)) * s.stride];
+}
+
+SN_FN void sn_begin(SnIn& s, const unsigned char* bytes, long long in_pos, long long in_len,
+                    u64* ring, int stride) {
+    s.words = (const u64*)bytes;
+    s.wi = in_pos >> 3;
+    s.wend = (in_pos + in_len + 7) >> 3;
+    s.ring = ring;
+    s.stride = stride;
+    for (int k = 0; k < SN_AHEAD; ++k) sn_request(s, s.wi + k);
+    sn_ready(s);
+}
+
+// Wait for the copies still in flight (a page may end well before its lookahead).
+SN_FN void sn_settle() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
+// Move on so that byte `ip` lies in word wi.
+SN_FN void sn_advance(SnIn& s, long long ip) {
+    if ((ip >> 3) == s.wi) return;
+    while ((ip >> 3) > s.wi) {
+        sn_request(s, s.wi + SN_AHEAD);
+        s.wi += 1;
+    }
+    sn_ready(s);
 }
 
 // Bytes ip .. ip+7 (ip in word wi); bytes past the page are garbage, and callers check
 // the lengths before they use them.
 SN_FN u64 sn_peek(const SnIn& s, long long ip) {
     const int sh = 8 * (int)(ip & 7);
-    return sh ? (s.w0 >> sh) | (s.w1 << (64 - sh)) : s.w0;
+    return sh ? (s.c0 >> sh) | (s.c1 << (64 - sh)) : s.c0;
 }
 
 // The output: bytes [start, end) of the buffer, filled up to `at`; `pend` holds the
-// bytes of the word containing `at` that lie below it (zero above).
+// bytes of the word containing `at` that lie below it (zero above), `prev` the word
+// before (a copy of an 8-byte id's zeros reaches back into it).
 struct SnOut {
     unsigned char* bytes;
     long long start, end, at;
-    u64 pend;
+    u64 pend, prev;
     u64* ring;   // SN_RING words, `stride` apart (a column of a block's shared array)
     int stride;
 };
@@ -71,6 +122,7 @@ struct SnOut {
 // Word w is complete (or the page ends in it): into the ring and the buffer, whole where
 // the page holds the whole word, else byte by byte (another page owns the rest).
 SN_FN void sn_store(SnOut& o, long long w, u64 v) {
+    o.prev = v;
     o.ring[(w & (SN_RING - 1)) * o.stride] = v;
     const long long lo = 8 * w, hi = lo + 8;
     if (lo >= o.start && hi <= o.end) {
@@ -92,11 +144,13 @@ SN_FN void sn_emit(SnOut& o, u64 v, int n) {
     o.at += n;
 }
 
-// Output word w (at most the one being filled): the filling word, the ring, or (older
+// Output word w (at most the one being filled): the filling word, the one before, the
+// ring, or (older
 // than the ring) the buffer, which this thread wrote long enough ago.
 SN_FN u64 sn_word(const SnOut& o, long long w) {
     const long long cur = o.at >> 3;
     if (w == cur) return o.pend;
+    if (w == cur - 1) return o.prev;
     if (cur - w < SN_RING) return o.ring[(w & (SN_RING - 1)) * o.stride];
     return ((const u64*)o.bytes)[w];
 }
@@ -109,18 +163,12 @@ SN_FN u64 sn_fetch(const SnOut& o, long long from) {
 }
 
 // Decompress bytes [in_pos, in_pos + in_len) of `bytes` into [out_pos, out_pos + size);
-// the ring: SN_RING words `stride` apart. Returns PQ_OK, PQ_SNAPPY or PQ_SNAPPY_SIZE;
+// the rings: SN_RING words of output and SN_IN_RING of input, `stride` apart. Returns PQ_OK, PQ_SNAPPY or PQ_SNAPPY_SIZE;
 // nothing outside the output range is written and nothing past the input is trusted.
 SN_FN int sn_decompress(unsigned char* bytes, long long in_pos, long long in_len,
-                        long long out_pos, long long size, u64* ring, int stride) {
+                        long long out_pos, long long size, u64* ring, u64* in_ring, int stride) {
     SnIn in;
-    in.words = (const u64*)bytes;
-    in.wi = in_pos >> 3;
-    in.wend = (in_pos + in_len + 7) >> 3;
-    in.w0 = sn_load(in, in.wi);
-    in.w1 = sn_load(in, in.wi + 1);
-    in.w2 = sn_load(in, in.wi + 2);
-    in.w3 = sn_load(in, in.wi + 3);
+    sn_begin(in, bytes, in_pos, in_len, in_ring, stride);
     long long ip = in_pos;
     const long long end = in_pos + in_len;
     u64 declared = 0;
@@ -136,7 +184,7 @@ SN_FN int sn_decompress(unsigned char* bytes, long long in_pos, long long in_len
     o.bytes = bytes;
     o.start = o.at = out_pos;
     o.end = out_pos + size;
-    o.pend = 0;
+    o.pend = o.prev = 0;
     o.ring = ring;
     o.stride = stride;
     while (ip < end) {
