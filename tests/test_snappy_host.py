@@ -82,6 +82,14 @@ def _samples() -> dict[str, bytes]:
         "text": b"the quick brown fox jumps over the lazy dog " * 4000,
         "long repeat far apart": rng.integers(0, 256, 3000, dtype=np.uint8).tobytes() * 40,
         "mixed": (rng.integers(0, 4, 200000, dtype=np.uint8) * 60).tobytes(),
+        # long literals (copied in bulk) each followed by copies reaching back into them
+        "literals then near copies": b"".join(
+            piece + piece[-k : -k + 8] + piece[-3:] * 3
+            for k, piece in (
+                (9 + i % 7, rng.integers(0, 256, 33 + i, dtype=np.uint8).tobytes())
+                for i in range(60)
+            )
+        ),
     }
 
 

@@ -55,7 +55,7 @@ _DEVICE_SHARE = 0.5
 #: Threads of a ``pq_snappy`` block (``PQ_SNAPPY_THREADS`` in ``cuda/parquet.cu``).
 SNAPPY_THREADS = 32
 #: Streams the slots' Snappy launches take turns on (a launch lasts several slots' reads).
-_SNAPPY_STREAMS = 8
+_SNAPPY_STREAMS = 16
 
 # status codes of cuda/parquet.cu
 _NARROW = 6
