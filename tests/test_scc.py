@@ -510,6 +510,7 @@ def test_tarjans_own_numbering_equals_the_roots_numbered(graph, wide, one_way):
     assert count == want_count and labels.dtype == want.dtype
     np.testing.assert_array_equal(labels, want)
     assert scc_component_labels(g, "propagation", DEFAULTS) is None
+    assert scc_component_labels(g, "auto", DEFAULTS, count_only=True) == (want_count, None)
     dt = np.int64 if wide else np.int32
     indptr, indices = (a.astype(dt) for a in directed_csr(g))
     count, rindex, scratch = _search(indptr, indices, nearest=True)

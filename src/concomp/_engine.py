@@ -200,10 +200,13 @@ def scc_labels(graph: Graph, algorithm: str, options: Options) -> Any:
     raise NotImplementedError
 
 
-def scc_component_labels(graph: Graph, algorithm: str, options: Options) -> tuple[int, Any] | None:
+def scc_component_labels(
+    graph: Graph, algorithm: str, options: Options, count_only: bool = False
+) -> tuple[int, Any] | None:
     """``(count, labels)`` of the strongly connected components numbered like
     :func:`canonical_labels` where the engine computes them more cheaply than from
-    :func:`scc_labels`' roots, else None (arguments as for :func:`scc_labels`)."""
+    :func:`scc_labels`' roots, else None (arguments as for :func:`scc_labels`); with
+    ``count_only``, ``(count, None)`` where the count comes without the labels."""
     raise NotImplementedError
 
 

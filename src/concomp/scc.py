@@ -98,7 +98,7 @@ def _numbered(
     device: from the engine at once where it numbers them itself, else from its root
     labels (with ``count_only``, the labels may be None where they would cost more)."""
     dev, _, run, algo, opts = prepared
-    found = driver(dev, "scc", "scc_component_labels")(run, algo, opts)
+    found = driver(dev, "scc", "scc_component_labels")(run, algo, opts, count_only)
     if found is not None:
         return found[0], found[1]
     roots = driver(dev, "scc", "scc_labels")(run, algo, opts)

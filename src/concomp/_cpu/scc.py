@@ -310,12 +310,12 @@ def _tarjan_search(
 
 
 def scc_component_labels(
-    graph: Graph, algorithm: str, options: Options
-) -> tuple[int, np.ndarray] | None:
+    graph: Graph, algorithm: str, options: Options, count_only: bool = False
+) -> tuple[int, np.ndarray | None] | None:
     """``(count, labels)`` numbered like the canonical labels of the weak components,
     straight from Tarjan's search (one pass over its final indices instead of root
-    labels and a numbering of them); None for ``"propagation"``, whose roots are
-    numbered by the caller.
+    labels and a numbering of them); ``(count, None)`` with ``count_only`` (the search
+    counts them); None for ``"propagation"``, whose roots are numbered by the caller.
 
     Examples
     --------
@@ -335,8 +335,10 @@ def scc_component_labels(
     dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
     found = _tarjan_search(graph, *directed_csr(graph))
     if isinstance(found, np.ndarray):
-        return n, found.astype(dt, copy=False)
+        return n, None if count_only else found.astype(dt, copy=False)
     count, rindex, scratch = found
+    if count_only:
+        return count, None
     labels = np.empty(n, dtype=dt)
     _first_members(rindex, count, scratch, labels, True)
     return count, labels

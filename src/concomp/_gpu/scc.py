@@ -258,7 +258,9 @@ def scc_labels(graph: Graph, algorithm: str, options: Options) -> Any:
     return run.lab
 
 
-def scc_component_labels(graph: Graph, algorithm: str, options: Options) -> None:
+def scc_component_labels(
+    graph: Graph, algorithm: str, options: Options, count_only: bool = False
+) -> None:
     """None: the GPU engine numbers the components from :func:`scc_labels`' roots (its
     canonical labelling is one fused kernel over them; no algorithm here knows the
     numbering earlier)."""
