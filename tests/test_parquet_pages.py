@@ -366,3 +366,32 @@ def test_a_graph_read_from_parquet_parses_the_footer_once(tmp_path, monkeypatch)
     chunks = list(edges.device_chunks())
     assert len(opened) == 1 and all(c.decoded for c in chunks)
     np.testing.assert_array_equal(np.concatenate([c.src for c in chunks]), whole["src"])
+
+
+def test_a_failed_round_waits_for_its_reads_and_kernels():
+    """On an error the GPU decoder waits for the reads still filling pinned slots and
+    the Snappy launches still writing device memory (their own errors are not raised
+    over the one being raised) before the memory goes back for later calls."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    gp = pytest.importorskip("concomp._gpu.parquet")
+    gate = threading.Event()
+    done = []
+
+    def slow_read():
+        gate.wait(5)
+        done.append("read")
+
+    def failing_read():
+        raise OSError("a read that failed")
+
+    class Stream:
+        def synchronize(self):
+            done.append("stream")
+
+    with ThreadPoolExecutor(2) as pool:
+        reads = [pool.submit(slow_read), pool.submit(failing_read)]
+        threading.Timer(0.05, gate.set).start()
+        gp._settle(reads, (Stream(), Stream()))
+    assert done == ["read", "stream", "stream"]

@@ -251,42 +251,49 @@ def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Roun
     unpack = [cp.cuda.Stream(non_blocking=True) for _ in range(min(_SNAPPY_STREAMS, len(fills)))]
     pos, grown = 0, 0  # raw bytes placed on the device; scratch bytes given out
     pending = start(0)
-    for g, (k, j) in enumerate(fills):
-        slot = slots[g % 2]
-        rel, sizes, reads = pending
-        for f in reads:
-            f.result()
-        fill = int(sizes.sum())
-        cp.cuda.runtime.memcpyAsync(
-            buf.data.ptr + pos,
-            slot.view().ctypes.data,
-            fill,
-            cp.cuda.runtime.memcpyHostToDevice,
-            copy.ptr,
-        )
-        slot.copied.record(copy)
-        if g + 1 < len(fills):  # the next slot reads while this one is parsed
-            pending = start(g + 1)
-        table, err, bad = pages.page_table(slot.view(), rel, rel + sizes)
+    reads: list[Future] = []
+    try:
+        for g, (k, j) in enumerate(fills):
+            slot = slots[g % 2]
+            rel, sizes, reads = pending
+            for f in reads:
+                f.result()
+            fill = int(sizes.sum())
+            cp.cuda.runtime.memcpyAsync(
+                buf.data.ptr + pos,
+                slot.view().ctypes.data,
+                fill,
+                cp.cuda.runtime.memcpyHostToDevice,
+                copy.ptr,
+            )
+            slot.copied.record(copy)
+            if g + 1 < len(fills):  # the next slot reads while this one is parsed
+                pending = start(g + 1)
+            table, err, bad = pages.page_table(slot.view(), rel, rel + sizes)
 
-        def what(c: int, k: int = k) -> str:
-            return _chunk_name(name, chunks[k + c])
+            def what(c: int, k: int = k) -> str:
+                return _chunk_name(name, chunks[k + c])
 
-        pages.check_table(table, err, bad, max_def[k:j], what)
-        table[:, 0] += k
-        table[:, 2] += pos
-        jobs, place, grown = _slot_jobs(table, chunks, rnd, grown, name)
-        # The slot's pages decompress now, on a stream of their own, while later slots
-        # are read: a page takes one thread the time of its whole chain of elements, so
-        # only the last slot's pages are left for after the reads.
-        stream = unpack[g % len(unpack)]
-        stream.wait_event(slot.copied)
-        with stream:
-            statuses.append(cp.zeros(table.shape[0], dtype=cp.int32))
-            _snappy(cp, buf, jobs, statuses[-1])
-        tables.append(table)
-        places.append(place)
-        pos += fill
+            pages.check_table(table, err, bad, max_def[k:j], what)
+            table[:, 0] += k
+            table[:, 2] += pos
+            jobs, place, grown = _slot_jobs(table, chunks, rnd, grown, name)
+            # The slot's pages decompress now, on a stream of their own, while later slots
+            # are read: a page takes one thread the time of its whole chain of elements, so
+            # only the last slot's pages are left for after the reads.
+            stream = unpack[g % len(unpack)]
+            stream.wait_event(slot.copied)
+            with stream:
+                statuses.append(cp.zeros(table.shape[0], dtype=cp.int32))
+                _snappy(cp, buf, jobs, statuses[-1])
+            tables.append(table)
+            places.append(place)
+            pos += fill
+    except BaseException:
+        # let the reads in flight and the kernels queued finish first: neither may write
+        # into pinned slots or device memory that a later call is given
+        _settle(reads + pending[2], (copy, *unpack))
+        raise
     table = np.concatenate(tables)
     decode = _tables(table, np.concatenate(places), chunks, plan, name)
     main = cp.cuda.get_current_stream()
@@ -308,6 +315,14 @@ def decode_round(cp: Any, fd: int, name: str, plan: pages.ColumnPlan, rnd: _Roun
             f"{pages.FORMAT_FIX}"
         )
     return out
+
+
+def _settle(reads: list[Future], streams: tuple) -> None:
+    """Wait for ``reads`` (their errors are left to the one being raised) and ``streams``."""
+    for f in reads:
+        f.exception()
+    for stream in streams:
+        stream.synchronize()
 
 
 def _snappy(cp: Any, buf: Any, jobs: tuple[np.ndarray, np.ndarray], status: Any) -> None:
