@@ -445,3 +445,40 @@ def test_gpu_halo_covers_the_pixel_for_one_sided_neighbourhoods():
     # 8-connectivity: one more column before the tile (x step), one more row (y step)
     eight = neighbourhood(np.array([[0, -1, -1], [0, -1, 0], [0, -1, 1], [0, 0, -1]]))
     assert staged_bytes(eight, (1, 8, 32), 4) == -(-(1 * (8 + 2) * (32 + 3) * 4) // 16) * 16
+
+
+def test_the_cpu_labeller_keeps_its_run_arrays_for_the_next_image(monkeypatch):
+    """The run arrays of one labelling serve the next (same or smaller image), give way
+    to larger ones, are not kept past the byte limit, and never carry one image's labels
+    into the next: every result equals SciPy's, whatever ran before."""
+    from concomp._cpu import label as cpu_label
+
+    ws = cpu_label.WORKSPACE
+    ws.release()
+    a = random_mask((64, 64), 0.5, seed=1)
+    _check(a, "cpu", 2)
+    kept = ws._kept
+    assert kept is not None and kept[0] == a.size
+    _check(spiral(48), "cpu", 1)  # smaller: the same arrays
+    assert ws._kept is kept
+    b = maze((96, 80), seed=2)
+    _check(b, "cpu", 1)  # larger: new arrays, kept in turn
+    assert ws._kept is not kept and ws._kept[0] == b.size
+    _check(a, "cpu", 2)
+    monkeypatch.setattr(cpu_label._Workspace, "KEEP_BYTES", 1000)
+    _check(random_mask((100, 120), 0.3, seed=3), "cpu", 2)  # past the limit: not kept
+    assert ws._kept is None
+    ws.release()
+
+
+def test_labellings_on_several_threads_at_once_are_each_right():
+    """A call that finds the kept arrays in use on another thread gets its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    images = [random_mask((200, 150), p, seed=k) for k, p in enumerate((0.3, 0.5, 0.59, 0.8) * 3)]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda im: concomp.label(im, 2, return_num=True, device="cpu"), images))
+    for im, (labels, n) in zip(images, got):
+        want, m = label_reference(im, 2)
+        assert n == m
+        np.testing.assert_array_equal(labels, want)
