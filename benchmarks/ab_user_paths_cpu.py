@@ -14,7 +14,10 @@ times both calls on a graph flagged symmetric of the same grid with permuted ids
 ``--scc`` adds ``strongly_connected_components`` on arcs as users pass them: R-MAT
 scale 20 arcs as drawn (NumPy pairs, a SciPy CSR, a fresh directed ``Graph``), a
 directed path of 2**22 vertices with ids along it and a 2048 x 2048 grid of one-way
-streets in row order (NumPy pairs).
+streets in row order (NumPy pairs). ``--label`` times instead ``concomp.label``, called
+again and again on one image as a user labelling frames or slices would: a spiral, a
+maze and random masks at 30% and 80% foreground of 4096 x 4096 at 4- and 8-connectivity,
+and a 256^3 volume at 10% at 6- and 26-connectivity.
 """
 
 import json
@@ -30,6 +33,25 @@ from concomp.bench.timing import measure
 def med(f):
     return round(measure(f, reps=5).median_ms, 1)
 
+
+if "--label" in sys.argv[1:]:
+    from concomp.testing.images import maze, random_mask, spiral
+
+    images = {
+        "spiral 4096^2": spiral(4096),
+        "maze 4096^2": maze((4096, 4096), seed=4096),
+        "random 30% 4096^2": random_mask((4096, 4096), 0.3, seed=4096),
+        "random 80% 4096^2": random_mask((4096, 4096), 0.8, seed=4096),
+        "random 10% 256^3": random_mask((256, 256, 256), 0.1, seed=256),
+    }
+    out = {}
+    for name, image in images.items():
+        for c in (1, image.ndim):
+            out[f"label {name} c{c}"] = med(
+                lambda im=image, c=c: concomp.label(im, c, device="cpu")
+            )
+    print(json.dumps(out))
+    sys.exit()
 
 if "--forest-corpus" in sys.argv[1:]:
     from concomp.generators.corpus import CORPUS
