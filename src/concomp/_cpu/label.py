@@ -28,11 +28,6 @@ increasing order numbers the components in order of first appearance, as
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import Iterator
-from typing import Any
-
 import numba as nb
 import numpy as np
 
@@ -347,10 +342,16 @@ def label_image(
     nrows = image.size // width
     ltype = np.int32 if image.size + 1 < 2**31 else np.int64
     groups, along = _row_groups(offsets)
+    # a slab holds at most as many runs as pixels; the run arrays are reserved at that
+    # size, each slab's part filled from its start, so only pages holding runs are touched
     # positions within a row: 16 bits where the rows allow (fewer pages to touch)
     ptype = np.uint16 if width < np.iinfo(np.uint16).max else ltype
+    rs = np.empty(image.size, dtype=ptype)
+    re = np.empty(image.size, dtype=ptype)
+    rl = np.empty(image.size, dtype=ltype)
     first = np.empty(nrows, dtype=np.int64)
     last = np.empty(nrows, dtype=np.int64)
+    parent = np.empty(image.size + 1, dtype=ltype)
     rows = _slabs(image.shape, nb.get_num_threads())
     used = np.zeros(rows.shape[0] - 1, dtype=np.int64)
     flat = image.reshape(-1)
@@ -363,76 +364,16 @@ def label_image(
     # leaves its slabs to the others instead of holding up the whole pass
     chunk = nb.set_parallel_chunksize(1)
     try:
-        with WORKSPACE.arrays(image.size, ptype, ltype) as (rs, re, rl, parent):
-            _scan_slabs(
-                flat, shape, rows, groups, bg, ml, along, bits, rs, re, rl, first, last,
-                parent, used,
-            )  # fmt: skip
-            count, result = _numbered(
-                flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used, out,
-                image.shape,
-            )  # fmt: skip
-            _write_labels(result.reshape(-1), width, rows, rs, re, rl, first, last, parent)
+        _scan_slabs(
+            flat, shape, rows, groups, bg, ml, along, bits, rs, re, rl, first, last, parent, used
+        )
+        count, result = _numbered(
+            flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used, out, image.shape
+        )
+        _write_labels(result.reshape(-1), width, rows, rs, re, rl, first, last, parent)
     finally:
         nb.set_parallel_chunksize(chunk)
     return count, result
-
-
-class _Workspace:
-    """The run arrays of the last labelling, kept for the next one.
-
-    A slab holds at most as many runs as pixels, so the arrays are reserved at the
-    image's size, each slab's part filled from its start: only the pages holding runs
-    are ever touched. Touching fresh pages costs the kernel's zeroing of them, a sixth
-    of the call on images of many short runs; kept arrays have their pages already. One
-    set is kept for the whole process, up to :data:`KEEP_BYTES` reserved (the memory it
-    holds is what the largest labelling so far touched); a call that finds it in use on
-    another thread, or larger than it, gets arrays of its own.
-    """
-
-    #: Largest reservation kept between calls (pages are only held where touched).
-    KEEP_BYTES = 256 << 20
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._kept: tuple[int, Any, Any, tuple[np.ndarray, ...]] | None = None
-
-    @contextlib.contextmanager
-    def arrays(self, size: int, ptype: Any, ltype: Any) -> Iterator[tuple[np.ndarray, ...]]:
-        """``(rs, re, rl, parent)``: run starts and ends (``ptype``) and run labels
-        (``ltype``) of ``size`` entries, and ``parent`` (``ltype``) of ``size + 1``."""
-        if not self._lock.acquire(blocking=False):
-            yield self._new(size, ptype, ltype)
-            return
-        try:
-            kept = self._kept
-            if kept is None or kept[0] < size or kept[1] != ptype or kept[2] != ltype:
-                arrays = self._new(size, ptype, ltype)
-                reserved = sum(a.nbytes for a in arrays)
-                self._kept = (size, ptype, ltype, arrays) if reserved <= self.KEEP_BYTES else None
-            else:
-                arrays = kept[3]
-            yield tuple(a[: size + 1] if k == 3 else a[:size] for k, a in enumerate(arrays))
-        finally:
-            self._lock.release()
-
-    @staticmethod
-    def _new(size: int, ptype: Any, ltype: Any) -> tuple[np.ndarray, ...]:
-        return (
-            np.empty(size, dtype=ptype),
-            np.empty(size, dtype=ptype),
-            np.empty(size, dtype=ltype),
-            np.empty(size + 1, dtype=ltype),
-        )
-
-    def release(self) -> None:
-        """Drop the kept arrays (their memory goes back once no call uses them)."""
-        with self._lock:
-            self._kept = None
-
-
-#: The CPU labeller's kept run arrays (:class:`_Workspace`).
-WORKSPACE = _Workspace()
 
 
 def _numbered(flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used, out, dims):
