@@ -448,3 +448,20 @@ def test_gpu_symmetric_csr_input(cupy):
     ):
         roots, _ = run_variant(g, Variant.parse(alg), DEFAULTS)
         np.testing.assert_array_equal(cupy.asnumpy(roots), want, err_msg=alg)
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, 3, 7, 64, 65, 1000, 4097])
+def test_stages_order_is_a_permutation_of_the_edges(m):
+    """Stages' edge order (a keyed bijection of the positions walked into range) keeps
+    every edge once, with its two ends together, and is not the input order."""
+    from concomp._cpu.families_edges import permuted
+
+    src = np.arange(m, dtype=np.int32)
+    dst = (src * 7 + 3).astype(np.int32)
+    s, d = permuted(src, dst)
+    assert s.dtype == src.dtype and d.dtype == dst.dtype
+    assert sorted(s.tolist()) == list(range(m))
+    np.testing.assert_array_equal(d, s * 7 + 3)
+    if m >= 64:
+        assert (s != src).mean() > 0.9
+    np.testing.assert_array_equal(permuted(src, dst)[0], s)  # a fixed order

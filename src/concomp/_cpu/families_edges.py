@@ -22,7 +22,6 @@ from .._rules import liu_tarjan_rule
 from .._shared.threads import serialized
 from .atomics import atomic_load, atomic_min, cas
 from .family_state import _relabel_edges, _shortcut_full, _shortcut_once
-from .rules import mix64
 
 __all__ = [
     "cong_muzio",
@@ -112,19 +111,57 @@ cong_muzio = serialized(_graft_rounds)
 
 
 # ------------------------------------------------------------------ Stages
+@nb.njit(cache=True, inline="always")
+def _scramble(x, bits, mask):
+    """A bijection of ``[0, 2**bits)`` (uint64 in and out; ``mask = 2**bits - 1``):
+    keyed by :data:`STAGES_SEED`, then multiplications by odd constants modulo
+    ``2**bits`` and xor-shifts to the right, each invertible on ``bits``-bit values."""
+    x ^= np.uint64(STAGES_SEED) & mask
+    x = (x * np.uint64(0x9E3779B97F4A7C15)) & mask
+    x ^= x >> ((bits >> np.uint64(1)) + np.uint64(1))
+    x = (x * np.uint64(0xBF58476D1CE4E5B9)) & mask
+    x ^= x >> ((bits + np.uint64(2)) // np.uint64(3))
+    x = (x * np.uint64(0x94D049BB133111EB)) & mask
+    return x ^ (x >> ((bits >> np.uint64(1)) + np.uint64(1)))
+
+
 @serialized
 @nb.njit(cache=True, parallel=True)
-def _stage_keys(keys):
-    for i in nb.prange(keys.shape[0]):
-        keys[i] = mix64(np.uint64(i) ^ np.uint64(STAGES_SEED))
+def _gather_permuted(src, dst, out_src, out_dst, bits):
+    m = src.shape[0]
+    b = np.uint64(bits)
+    mask = (np.uint64(1) << b) - np.uint64(1)
+    for j in nb.prange(m):
+        # cycle-walking: [0, 2**bits) holds fewer than twice m positions, so a position
+        # lands in [0, m) after one step, or a few
+        x = _scramble(np.uint64(j), b, mask)
+        while x >= np.uint64(m):
+            x = _scramble(x, b, mask)
+        i = np.int64(x)
+        out_src[j] = src[i]
+        out_dst[j] = dst[i]
 
 
 def permuted(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Stages, step 1: the edges in a fixed random order (new arrays)."""
-    keys = np.empty(src.shape[0], np.uint64)
-    _stage_keys(keys)
-    order = np.argsort(keys, kind="stable")
-    return src[order], dst[order]
+    """Stages, step 1: the edges in a fixed pseudo-random order (new arrays).
+
+    The order is a keyed bijection of the positions' bits, walked into range (each
+    output position takes the first image in ``[0, m)`` of its orbit): linear and
+    parallel, where sorting random keys took most of a Stages run. (The GPU
+    engine sorts hash keys instead; the two orders differ, the components do not.)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s, d = permuted(np.arange(6), np.arange(6) + 10)
+    >>> sorted(s.tolist()), (d - s).tolist()
+    ([0, 1, 2, 3, 4, 5], [10, 10, 10, 10, 10, 10])
+    """
+    m = int(src.shape[0])
+    out_src, out_dst = np.empty_like(src), np.empty_like(dst)
+    if m:
+        _gather_permuted(src, dst, out_src, out_dst, max(1, (m - 1).bit_length()))
+    return out_src, out_dst
 
 
 # ------------------------------------------------------------------ Liu-Tarjan
