@@ -465,3 +465,22 @@ def test_stages_order_is_a_permutation_of_the_edges(m):
     if m >= 64:
         assert (s != src).mean() > 0.9
     np.testing.assert_array_equal(permuted(src, dst)[0], s)  # a fixed order
+
+
+@pytest.mark.parametrize("update", [False, True])
+@pytest.mark.parametrize("hub", [0, 777, 4095])
+def test_cong_muzio_grafts_a_star_in_few_rounds(update, hub):
+    """CC and CC-updt on a star whose leaves come in id order (both directions of each
+    edge): a graft keeps the smallest label it is offered, so the rounds stay few
+    whatever the hub's id, where the last of many plain stores winning moved the hub's
+    pointer one leaf down per round (a round per leaf below the hub)."""
+    from concomp._cpu.families_edges import cong_muzio
+
+    n = 4096
+    leaves = np.array([v for v in range(n) if v != hub], dtype=np.int64)
+    src = np.r_[leaves, np.full(n - 1, hub)].astype(np.int64)
+    dst = np.r_[np.full(n - 1, hub), leaves].astype(np.int64)
+    P = np.arange(n, dtype=np.int64)
+    rounds = cong_muzio(P, src.copy(), dst.copy(), update, np.zeros(1, np.int64), False)
+    assert (P == 0).all()
+    assert rounds <= 4

@@ -80,10 +80,17 @@ labels, which is the first thing the hook checks."""
 # ------------------------------------------------------------------ Cong & Muzio
 @nb.njit(cache=True, parallel={"fusion": False})
 def _graft_rounds(P, src, dst, update, hook, record):
-    """CC: graft the tree of the larger endpoint label under the smaller (plain stores, all
-    pointing down), shortcut to stars, repeat; CC-updt rewrites the edges to their labels
-    after each round, so the graft reads no labels. ``record`` grafts by CAS."""
+    """CC: graft the tree of the larger endpoint label under the smaller, shortcut to
+    stars, repeat; CC-updt rewrites the edges to their labels after each round, so the
+    graft reads no labels. ``record`` grafts by CAS. Returns the number of rounds.
+
+    A graft lowers the label's pointer to the smaller one (an atomic minimum), where the
+    papers' plain store lets the last of many edges win: on a star with its leaves in
+    id order the hub's pointer then moved one leaf down per round, so CC-updt took a
+    round per leaf below the hub."""
+    rounds = 0
     while True:
+        rounds += 1
         grafted = 0
         for i in nb.prange(src.shape[0]):
             if update:
@@ -97,14 +104,13 @@ def _graft_rounds(P, src, dst, update, hook, record):
                 if atomic_load(P, hi) == hi and cas(P, hi, hi, lo) == hi:
                     hook[hi] = i
                     grafted += 1
-            else:
-                P[hi] = lo
+            elif atomic_min(P, hi, lo) > lo:
                 grafted += 1
         _shortcut_full(P)
         if update:
             _relabel_edges(src, dst, P)
         if grafted == 0:
-            return
+            return rounds
 
 
 cong_muzio = serialized(_graft_rounds)
