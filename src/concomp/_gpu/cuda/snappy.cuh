@@ -5,11 +5,12 @@
 // earlier output), so a page's time is the latency of that chain, and an element holds
 // only a few bytes (an id of three significant bytes is a literal and a copy of its
 // zeros). The chain therefore stays out of global memory: the compressed bytes arrive as
-// aligned 8-byte words loaded a few words ahead, the output leaves as whole aligned words
+// aligned 8-byte words staged a few words ahead, the output leaves as whole aligned words
 // (bytes only at a page's two ends), and a copy reads the page's latest output from the
-// word being filled (a register) or a ring of the last SN_RING words in shared memory.
-// Reading a just-stored global byte back, as a byte-wise decoder does, waits for the
-// round trip to L2 on every element.
+// word being filled or the one before (registers) or a ring of the last SN_RING words in
+// shared memory. Reading a just-stored global byte back, as a byte-wise decoder does,
+// waits for the round trip to L2 on every element. Pages that do not compress (random
+// ids) are long literals, copied as whole words with many loads in flight.
 //
 // Plain C++ apart from the qualifiers, so that the tests compile it for the host too.
 #pragma once
@@ -25,10 +26,10 @@
 #define PQ_SNAPPY 1       // Snappy stream malformed
 #define PQ_SNAPPY_SIZE 2  // decompressed size differs from the page header's
 
-#define SN_RING 16     // aligned words of its page's latest output a thread keeps (power of 2)
-#define SN_IN_RING 16  // aligned words of input a thread stages (power of 2)
-#define SN_AHEAD 12    // words of input in flight ahead of the one read (< SN_IN_RING)
-#define SN_BULK 16      // words a long literal's bulk copy moves per turn
+#define SN_RING 16       // aligned words of its page's latest output a thread keeps (2^k)
+#define SN_IN_RING 16    // aligned words of input a thread stages (2^k)
+#define SN_AHEAD 12      // words of input in flight ahead of the one read (< SN_IN_RING)
+#define SN_BULK 16       // words a long literal's bulk copy moves per turn
 #define SN_BULK_FROM 32  // literals of this many bytes or more are copied in bulk
 
 // Bytes 0 .. n-1 of a word (1 <= n <= 8).
@@ -186,7 +187,8 @@ SN_FN long long sn_bulk_literal(SnIn& in, SnOut& o, long long ip, long long len)
     long long k = 0;
     for (; k + SN_BULK <= nw; k += SN_BULK) {
 #if defined(__CUDA_ARCH__)
-        if (k + 8 * SN_BULK < last) asm volatile("prefetch.global.L2 [%0];" ::"l"(src + k + 8 * SN_BULK));
+        if (k + 8 * SN_BULK < last)  // lines well ahead on their way into L2
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(src + k + 8 * SN_BULK));
 #endif
         u64 a[SN_BULK + 1];
 #pragma unroll
@@ -212,8 +214,9 @@ SN_FN long long sn_bulk_literal(SnIn& in, SnOut& o, long long ip, long long len)
 }
 
 // Decompress bytes [in_pos, in_pos + in_len) of `bytes` into [out_pos, out_pos + size);
-// the rings: SN_RING words of output and SN_IN_RING of input, `stride` apart. Returns PQ_OK, PQ_SNAPPY or PQ_SNAPPY_SIZE;
-// nothing outside the output range is written and nothing past the input is trusted.
+// the rings: SN_RING words of output and SN_IN_RING of input, `stride` apart. Returns
+// PQ_OK, PQ_SNAPPY or PQ_SNAPPY_SIZE; nothing outside the output range is written and
+// nothing past the input is trusted.
 SN_FN int sn_decompress(unsigned char* bytes, long long in_pos, long long in_len,
                         long long out_pos, long long size, u64* ring, u64* in_ring, int stride) {
     SnIn in;
