@@ -13,7 +13,7 @@ at the big one (recorded under ``skipped`` with its time).
 
 ``incremental`` inserts all edges as one batch into a new structure; ``msf`` uses
 random weights. Variants are those of :func:`concomp.all_variants` (forests: those
-that record one; incremental: the union-find rules without sampling on edge lists).
+that record one), ``concomp.incremental.legal_algorithms`` and ``concomp.msf.ALGORITHMS``.
 
     PYTHONPATH=src python benchmarks/bench_variant_growth.py --device cpu \\
         --entries components,forest --small 13 --big 16 --out growth.json
@@ -34,7 +34,8 @@ import concomp
 from concomp.bench import results
 from concomp.bench.timing import TooSlowError, measure
 from concomp.forest import is_forest_variant
-from concomp.incremental import union_rules_for
+from concomp.incremental import legal_algorithms
+from concomp.msf import ALGORITHMS as MSF_ALGORITHMS
 from concomp.testing.adversarial import high_diameter_graphs
 
 ENTRIES = ("components", "forest", "incremental", "msf")
@@ -62,17 +63,12 @@ def family(n: int, weights: bool) -> dict[str, tuple[np.ndarray, np.ndarray, int
 def algorithms(entry: str, device: str) -> list[str]:
     """The variants (or algorithms) of ``entry`` on ``device``."""
     if entry == "msf":
-        return ["boruvka", "prim", "kruskal"]
+        return [a for a in MSF_ALGORITHMS if a != "auto"]
+    if entry == "incremental":
+        return legal_algorithms(device)
     variants = concomp.all_variants(device)
     if entry == "forest":
         variants = [v for v in variants if is_forest_variant(v, device)]
-    elif entry == "incremental":
-        rules = {r.name for r in union_rules_for(device, "incremental")}
-        variants = [
-            v
-            for v in variants
-            if str(v.sampling) == "none" and str(v.layout) == "coo" and str(v.finish) in rules
-        ]
     return [str(v) for v in variants]
 
 
