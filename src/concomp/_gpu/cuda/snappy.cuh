@@ -35,6 +35,9 @@
 // Bytes 0 .. n-1 of a word (1 <= n <= 8).
 SN_FN u64 sn_mask(int n) { return n >= 8 ? ~0ull : (1ull << (8 * n)) - 1; }
 
+// The 8 bytes that start `sh` bits (0, 8, .., 56) into the 16 bytes `lo`, `hi`.
+SN_FN u64 sn_join(u64 lo, u64 hi, int sh) { return sh ? (lo >> sh) | (hi << (64 - sh)) : lo; }
+
 // The compressed bytes as aligned words of the buffer, staged in a ring in shared memory
 // SN_AHEAD words ahead of the one being read (asynchronous copies from sm_80 on, so that
 // a load's latency passes while earlier elements are decoded); c0 and c1 hold words wi
@@ -116,7 +119,7 @@ SN_FN void sn_restart(SnIn& s, long long ip) {
 // the lengths before they use them.
 SN_FN u64 sn_peek(const SnIn& s, long long ip) {
     const int sh = 8 * (int)(ip & 7);
-    return sh ? (s.c0 >> sh) | (s.c1 << (64 - sh)) : s.c0;
+    return sn_join(s.c0, s.c1, sh);
 }
 
 // The output: bytes [start, end) of the buffer, filled up to `at`; `pend` holds the
@@ -130,11 +133,16 @@ struct SnOut {
     int stride;
 };
 
-// Word w is complete (or the page ends in it): into the ring and the buffer, whole where
-// the page holds the whole word, else byte by byte (another page owns the rest).
-SN_FN void sn_store(SnOut& o, long long w, u64 v) {
+// Output word w is final: `prev` and the ring keep it for later copies.
+SN_FN void sn_keep(SnOut& o, long long w, u64 v) {
     o.prev = v;
     o.ring[(w & (SN_RING - 1)) * o.stride] = v;
+}
+
+// Word w is complete (or the page ends in it): kept, and into the buffer, whole where
+// the page holds the whole word, else byte by byte (another page owns the rest).
+SN_FN void sn_store(SnOut& o, long long w, u64 v) {
+    sn_keep(o, w, v);
     const long long lo = 8 * w, hi = lo + 8;
     if (lo >= o.start && hi <= o.end) {
         ((u64*)o.bytes)[w] = v;
@@ -195,18 +203,16 @@ SN_FN long long sn_bulk_literal(SnIn& in, SnOut& o, long long ip, long long len)
         for (int q = 0; q <= SN_BULK; ++q) a[q] = k + q < last ? src[k + q] : 0ull;
 #pragma unroll
         for (int q = 0; q < SN_BULK; ++q) {
-            const u64 v = sh ? (a[q] >> sh) | (a[q + 1] << (64 - sh)) : a[q];
+            const u64 v = sn_join(a[q], a[q + 1], sh);
             dst[k + q] = v;
-            o.ring[(((o.at >> 3) + k + q) & (SN_RING - 1)) * o.stride] = v;
-            o.prev = v;
+            sn_keep(o, (o.at >> 3) + k + q, v);
         }
     }
     for (; k < nw; ++k) {
         const u64 hi = k + 1 < last ? src[k + 1] : 0ull;
-        const u64 v = sh ? (src[k] >> sh) | (hi << (64 - sh)) : src[k];
+        const u64 v = sn_join(src[k], hi, sh);
         dst[k] = v;
-        o.ring[(((o.at >> 3) + k) & (SN_RING - 1)) * o.stride] = v;
-        o.prev = v;
+        sn_keep(o, (o.at >> 3) + k, v);
     }
     o.at += 8 * nw;
     sn_restart(in, ip + 8 * nw);
