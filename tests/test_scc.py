@@ -468,7 +468,7 @@ def test_gpu_dags_numbered_along_their_arcs_skip_the_rounds(descending, monkeypa
 @given(graph=directed_graphs(max_n=300), one_way=st.sampled_from([None, "up", "down"]))
 def test_gpu_arc_order_check_agrees_with_the_cpus(graph, one_way):
     from concomp._cpu.scc import acyclic_in_id_order, directed_csr
-    from concomp._gpu.scc import one_way_in_id_order
+    from concomp._gpu.scc import acyclic_in_id_order as on_gpu
 
     src, dst, n = graph
     if one_way:
@@ -477,7 +477,7 @@ def test_gpu_arc_order_check_agrees_with_the_cpus(graph, one_way):
     g = Graph.from_edges(src, dst, num_nodes=n, directed=True)
     want = acyclic_in_id_order(*directed_csr(g))
     for dt in (np.int32, np.int64):
-        assert one_way_in_id_order(g.to("gpu"), np.dtype(dt)) == want
+        assert on_gpu(g.to("gpu"), np.dtype(dt)) == want
 
 
 @pytest.mark.gpu

@@ -48,7 +48,7 @@ from .rows import counting_sort
 
 __all__ = [
     "INSTANTIATIONS",
-    "one_way_in_id_order",
+    "acyclic_in_id_order",
     "scc_algorithm",
     "scc_component_labels",
     "scc_labels",
@@ -90,10 +90,10 @@ def scc_algorithm(graph: Graph, options: Options) -> str:
 class _Run:
     """The device arrays and kernels of one run."""
 
-    def __init__(self, graph: Graph, options: Options) -> None:
+    def __init__(self, graph: Graph, dt: np.dtype) -> None:
         cp = self.cp = cupy_or_raise()
         self.n = n = graph.num_nodes
-        dt = self.dt = _index_dtype(graph, options)
+        self.dt = dt  # _index_dtype's choice
         self.optr, self.oind, self.iptr, self.iind = _csr_pair(cp, graph, dt)
         self.arcs = (self.optr, self.oind, self.iptr, self.iind)
         self.lab = cp.empty(n, dtype=dt)
@@ -197,9 +197,10 @@ class _Run:
         return seen
 
 
-def one_way_in_id_order(graph: Graph, dt: np.dtype) -> bool:
+def acyclic_in_id_order(graph: Graph, dt: np.dtype) -> bool:
     """Whether every arc of the directed ``graph`` (self loops aside) runs to a larger
-    id, or every one to a smaller id: then no cycle exists. One launch over the rows
+    id, or every one to a smaller id: then no cycle exists (the CPU engine's
+    :func:`concomp._cpu.scc.acyclic_in_id_order` on the device). One launch over the rows
     (``scc_arc_order``), which stops as soon as arcs both ways are seen."""
     cp = cupy_or_raise()
     n = graph.num_nodes
@@ -244,12 +245,12 @@ def scc_labels(graph: Graph, algorithm: str, options: Options) -> Any:
     if algorithm not in ("propagation", "fwbw"):
         raise ValueError(f"the GPU engine has no SCC algorithm {algorithm!r}")
     dt = _index_dtype(graph, options)
-    if graph.directed and one_way_in_id_order(graph, dt):
+    if graph.directed and acyclic_in_id_order(graph, dt):
         # ids in topological order (a chain, a DAG numbered along its arcs): every
         # vertex is a component of its own, with no transpose built and no round run
         log.debug("scc: every arc runs one way in id order: single-vertex components")
         return cupy_or_raise().arange(graph.num_nodes, dtype=dt)
-    run = _Run(graph, options)
+    run = _Run(graph, dt)
     if run.n == 0:
         return run.lab
     if algorithm == "fwbw":
