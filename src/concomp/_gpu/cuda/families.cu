@@ -167,36 +167,31 @@ __global__ void soman_multi(const I* P, I n, int* multi) {
 
 // ================================================================== Cong & Muzio
 // CC graft (their Algorithm 1, each edge stored once): graft the tree of the
-// larger endpoint label under the smaller one. Plain stores; all point downwards.
+// larger endpoint label under the smaller one. The papers store plainly and let any
+// of many edges win; an atomic minimum keeps the smallest offered, since on a star
+// with its leaves in id order a later (larger) leaf winning moves the hub's label
+// only one leaf down per round. All pointers still point downwards.
 template <typename I>
 __global__ void cm_graft(I* D, const I* __restrict__ src, const I* __restrict__ dst, long long m,
                          int* changed) {
     GRID_STRIDE(i, m) {
         I du = ld(D + src[i]), dv = ld(D + dst[i]);
-        if (du < dv) {
-            D[dv] = du;
-            *changed = 1;
-        } else if (dv < du) {
-            D[du] = dv;
-            *changed = 1;
-        }
+        if (du == dv) continue;
+        const I hi = du < dv ? dv : du, lo = du < dv ? du : dv;
+        if (atomicMin(D + hi, lo) > lo) *changed = 1;
     }
 }
 
 // CC-updt graft (Algorithm 2): endpoints are already super-vertices after the
-// update step, so the graft reads no labels at all.
+// update step, so the graft reads no labels at all (atomic minimum as in cm_graft).
 template <typename I>
 __global__ void cm_graft_updt(I* D, const I* __restrict__ src, const I* __restrict__ dst,
                               long long m, int* changed) {
     GRID_STRIDE(i, m) {
-        I u = src[i], v = dst[i];
-        if (u < v) {
-            D[v] = u;
-            *changed = 1;
-        } else if (v < u) {
-            D[u] = v;
-            *changed = 1;
-        }
+        const I u = src[i], v = dst[i];
+        if (u == v) continue;
+        const I hi = u < v ? v : u, lo = u < v ? u : v;
+        if (atomicMin(D + hi, lo) > lo) *changed = 1;
     }
 }
 
