@@ -248,6 +248,28 @@ def test_the_gpu_decoders_tables_give_pyarrows_ids(tmp_path, layout, nullable):
     np.testing.assert_array_equal(dst, t.column("dst").to_numpy())
 
 
+def test_the_page_table_is_the_same_whether_its_first_guess_holds_or_not(tmp_path, monkeypatch):
+    """``page_table`` walks once into a table sized by a guess of the page size and
+    again only where the pages are more than the guess: both give the same table, and
+    a corrupt header the same error with the pages before it."""
+    path = _file(tmp_path, m=20000, data_page_size=512, write_batch_size=100)
+    _, plan, buf, *_ = _pages(path)
+    starts = np.array([c.offset for c in plan.chunks])
+    ends = starts + np.array([c.size for c in plan.chunks])
+    bad = buf.copy()
+    bad[plan.chunks[1].offset : plan.chunks[1].offset + 3] = 0xFF
+    got = {}
+    for guess in (1, 1 << 30):  # room for every page; room for 64
+        monkeypatch.setattr(pages, "_GUESS_PAGE_BYTES", guess)
+        got[guess] = pages.page_table(buf, starts, ends), pages.page_table(bad, starts, ends)
+    (small, small_bad), (large, large_bad) = got[1], got[1 << 30]
+    assert small[0].shape[0] > 64 and small[1:] == large[1:] == (pages.OK, -1)
+    np.testing.assert_array_equal(small[0], large[0])
+    assert small_bad[1:] == large_bad[1:] and small_bad[2] == 1
+    np.testing.assert_array_equal(small_bad[0], large_bad[0])
+    np.testing.assert_array_equal(small_bad[0], small[0][small[0][:, 0] == 0])
+
+
 def test_corrupt_bytes_never_send_the_decoder_out_of_its_chunk(tmp_path):
     """Any bytes in a chunk give either pages that lie inside it, with sizes and counts
     that are not negative (all the GPU decoder trusts), or an error code; never an

@@ -207,6 +207,37 @@ def _field(buf: np.ndarray, pos: int, end: int, last: int) -> tuple[int, int, in
     return _zigzag(fid), t, pos
 
 
+#: What :func:`_skip_flat_struct` gives for a struct with a container inside.
+_NESTED = -2
+
+
+@nb.njit(cache=True)
+def _skip_flat_struct(buf: np.ndarray, pos: int, end: int) -> int:
+    """The position after a struct whose fields are all scalars or strings (-1 where
+    the bytes are not valid, :data:`_NESTED` where a field is a container): the fast
+    path of :func:`_skip` for the statistics every data page header carries."""
+    while True:
+        _, t, pos = _field(buf, pos, end, 0)
+        if pos < 0:
+            return -1
+        if t == _STOP:
+            return pos
+        if t == 3:
+            pos += 1
+        elif t == 4 or t == 5 or t == 6:
+            _, pos = _varint(buf, pos, end)
+        elif t == 7:
+            pos += 8
+        elif t == 8:
+            n, pos = _varint(buf, pos, end)
+            if pos >= 0:
+                pos += n
+        elif t != 1 and t != 2:  # a bool field carries its value in its type
+            return _NESTED
+        if pos < 0 or pos > end:
+            return -1
+
+
 @nb.njit(cache=True)
 def _skip(buf: np.ndarray, pos: int, end: int, vtype: int, stack: np.ndarray) -> int:
     """The position after one value of compact type ``vtype`` that is a struct field
@@ -214,6 +245,10 @@ def _skip(buf: np.ndarray, pos: int, end: int, vtype: int, stack: np.ndarray) ->
     where the bytes are not valid."""
     if vtype == 1 or vtype == 2:  # a bool field carries its value in its type
         return pos
+    if vtype == 12:  # a struct of scalars and strings (page statistics) needs no stack
+        flat = _skip_flat_struct(buf, pos, end)
+        if flat != _NESTED:
+            return flat
     kind, etype, vtype2, left = stack[0], stack[1], stack[2], stack[3]  # kind 0: struct,
     # 1: list, 2: map
     kind[0], etype[0], left[0] = 1, vtype, 1  # a list of the one value
@@ -371,8 +406,8 @@ def _page_header(
 
 @nb.njit(cache=True, nogil=True)  # the GPU decoder parses while its threads read
 def _walk(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, table: np.ndarray) -> tuple:
-    """Walk the pages of every chunk ``buf[starts[c]:ends[c]]``; fill ``table`` when it
-    has rows (else only count). Returns (pages, error code, chunk of the error)."""
+    """Walk the pages of every chunk ``buf[starts[c]:ends[c]]``, filling the rows of
+    ``table`` it has room for. Returns (pages, error code, chunk of the error)."""
     row = np.zeros(K, np.int64)
     top, sub = np.empty(9, np.int64), np.empty(9, np.int64)
     stack = np.zeros((4, 32), np.int64)
@@ -388,11 +423,16 @@ def _walk(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, table: np.ndarr
             pos = body + row[3]
             if pos > end or row[7] > row[3]:
                 return count, OVERRUN, c
-            if table.shape[0] > 0:
+            if count < table.shape[0]:
                 row[0], row[2] = c, body
                 table[count, :] = row
             count += 1
     return count, OK, -1
+
+
+#: Bytes per page :func:`page_table` sizes its table for before it walks (writers' pages
+#: hold 8 KiB to 1 MiB; smaller ones cost a second walk).
+_GUESS_PAGE_BYTES = 2048
 
 
 def page_table(
@@ -403,11 +443,15 @@ def page_table(
     (``OK, -1`` when none was; the table then holds the pages before it)."""
     starts = np.ascontiguousarray(starts, np.int64)
     ends = np.ascontiguousarray(ends, np.int64)
-    count, err, where = _walk(buf, starts, ends, np.zeros((0, K), np.int64))
-    table = np.zeros((count, K), np.int64)
-    if count:
+    # One walk where the guess holds: the walk is most of the host's share of the GPU
+    # decoder, and counting first doubled it. Pages smaller than the guess assumes walk
+    # again into a table of the exact size.
+    table = np.empty((max(64, int((ends - starts).sum()) // _GUESS_PAGE_BYTES), K), np.int64)
+    count, err, where = _walk(buf, starts, ends, table)
+    if count > table.shape[0]:
+        table = np.empty((count, K), np.int64)
         _walk(buf, starts, ends, table)
-    return table, int(err), int(where)
+    return table[:count], int(err), int(where)
 
 
 def check_table(
@@ -421,9 +465,10 @@ def check_table(
         raise GraphFormatError(f"{what(where)}: {_MESSAGES[err]}. {FORMAT_FIX}")
     kind = table[:, 1]
     data = (kind == DATA_PAGE) | (kind == DATA_PAGE_V2)
-    known = np.isin(table[:, 6], (PLAIN, PLAIN_DICTIONARY, RLE_DICTIONARY))
-    odd = data & ~known
-    odd |= (kind == DICTIONARY_PAGE) & ~np.isin(table[:, 6], (PLAIN, PLAIN_DICTIONARY))
+    enc = table[:, 6]
+    plain = (enc == PLAIN) | (enc == PLAIN_DICTIONARY)  # comparisons: isin sorts
+    odd = data & ~(plain | (enc == RLE_DICTIONARY))
+    odd |= (kind == DICTIONARY_PAGE) & ~plain
     odd |= (kind == DATA_PAGE) & (max_def[table[:, 0]] > 0) & (table[:, 10] != RLE)
     if odd.any():
         p = int(np.flatnonzero(odd)[0])
