@@ -37,3 +37,35 @@ def test_unknown_entries_and_sizes_are_refused():
     assert res.returncode == 2 and "'bogus' is not one of" in res.stderr
     res = _run("--small", "8", "--big", "8")
     assert res.returncode == 2 and "must exceed --small" in res.stderr
+
+
+def test_a_first_calls_compilation_is_not_held_against_the_limit(tmp_path, monkeypatch):
+    """Each variant runs once untimed before the limit applies: a variant whose first
+    call is slow (its kernels compile) is timed, not skipped; the record names the
+    command's arguments."""
+    import time
+
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import bench_variant_growth as bench
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    first = set()
+
+    def call(entry, device, algorithm, graph):
+        def run():
+            if algorithm not in first:  # the first call of a variant compiles
+                first.add(algorithm)
+                time.sleep(0.3)
+
+        return run
+
+    monkeypatch.setattr(bench, "call", call)
+    monkeypatch.setattr(bench, "algorithms", lambda entry, device: ["slow-start", "other"])
+    out = tmp_path / "g.json"
+    argv = ["--entries", "incremental", "--small", "6", "--big", "7"]
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv, "--limit-s", "0.2", "--out", str(out)])
+    bench.main()
+    doc = json.loads(out.read_text())
+    assert doc["skipped"] == [] and {r["algorithm"] for r in doc["rows"]} == {"slow-start", "other"}
+    assert doc["command"].endswith(" ".join([*argv, "--limit-s", "0.2", "--out", str(out)]))
