@@ -10,7 +10,8 @@ star and many stars with permuted ids (:func:`concomp.generators.stars`), at
 the ratio of the sizes; a row whose growth exceeds ``--flag`` times that ratio is
 printed. A run at the small size that takes longer than ``--limit-s`` is not repeated
 at the big one (recorded under ``skipped`` with its time); each variant first runs
-once on every graph at 2**8 vertices, so compiling its kernels is not held against
+once, untimed, on every graph at the small size, so compiling its kernels (a graph
+may need kernels of its own, such as those for very long rows) is not held against
 that limit.
 
 ``incremental`` inserts all edges as one batch into a new structure; ``msf`` uses
@@ -42,8 +43,6 @@ from concomp.msf import ALGORITHMS as MSF_ALGORITHMS
 from concomp.testing.adversarial import high_diameter_graphs
 
 ENTRIES = ("components", "forest", "incremental", "msf")
-#: log2 of the size every variant first runs at, untimed (its kernels' compilation).
-PRIME = 8
 
 
 def family(n: int, weights: bool) -> dict[str, tuple[np.ndarray, np.ndarray, int, Any]]:
@@ -145,11 +144,11 @@ def main(argv: list[str] | None = None) -> None:
                 name: prepared(entry, args.device, e)
                 for name, e in family(1 << k, entry == "msf").items()
             }
-            for k in (PRIME, args.small, args.big)
+            for k in (args.small, args.big)
         }
         for algorithm in algorithms(entry, args.device):
-            for name in sizes[PRIME]:  # kernels compiled (or loaded) before any limit
-                call(entry, args.device, algorithm, sizes[PRIME][name])()
+            for name in sizes[args.small]:  # kernels compiled (or loaded) before any limit
+                call(entry, args.device, algorithm, sizes[args.small][name])()
             for name in sizes[args.small]:
                 t: dict[int, float] = {}
                 try:
