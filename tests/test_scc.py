@@ -104,7 +104,7 @@ def test_cpu_algorithms_on_random_digraphs(algorithm, graph, wide):
 def test_tarjan_finds_the_same_components_with_the_nearest_successor_first(graph, wide):
     """The search's two successor orders (SciPy's, and the nearest successor first that
     the root labels take on graphs numbered along their geometry) against SciPy."""
-    from concomp._cpu.scc import _search, _smallest_members
+    from concomp._cpu.scc import _first_members, _search
 
     src, dst, n = graph
     indptr, indices, _ = Graph.from_edges(src, dst, num_nodes=n, directed=True).csr()
@@ -113,7 +113,7 @@ def test_tarjan_finds_the_same_components_with_the_nearest_successor_first(graph
     for nearest in (False, True):
         count, rindex, scratch = _search(indptr.astype(dt), indices.astype(dt), nearest)
         roots = np.empty(n, dtype=rindex.dtype)
-        _smallest_members(rindex, count, scratch, roots)
+        _first_members(rindex, count, scratch, roots, False)
         np.testing.assert_array_equal(roots, want, err_msg=f"nearest={nearest}")
 
 

@@ -212,11 +212,6 @@ def _first_members(rindex, count, first, out, numbered):
         out[v] = first[c]
 
 
-def _smallest_members(rindex, count, first, roots):
-    """Root labels from the search's final indices (:func:`_first_members`)."""
-    _first_members(rindex, count, first, roots, False)
-
-
 #: Rows a block of :func:`_against_id_order` checks before it looks whether another
 #: block has already decided.
 _ORDER_BLOCK = 1 << 14
@@ -291,16 +286,19 @@ def scc_algorithm(graph: Graph, options: Options) -> str:
 
 def _tarjan_search(
     graph: Graph, indptr: np.ndarray, indices: np.ndarray
-) -> tuple[int, np.ndarray, np.ndarray] | np.ndarray:
+) -> tuple[int, np.ndarray, np.ndarray] | None:
     """The search's ``(count, rindex, scratch)`` (:func:`_search`) over the graph's arcs
-    ``(indptr, indices)`` (:func:`directed_csr`), or the identity labels where the ids
-    are a topological order (no search needed)."""
-    n = graph.num_nodes
+    ``(indptr, indices)`` (:func:`directed_csr`), or None where the ids are a
+    topological order: every vertex is then a component of its own, each its own
+    label, and no search is needed."""
     if acyclic_in_id_order(indptr, indices):
         # ids in topological order (a chain or a DAG numbered along its arcs, such as
         # citations by date): no cycle, so every vertex is its own component
-        log.debug("scc: every arc runs one way in id order: %d single-vertex components", n)
-        return np.arange(n, dtype=indices.dtype)
+        log.debug(
+            "scc: every arc runs one way in id order: %d single-vertex components",
+            graph.num_nodes,
+        )
+        return None
     # components do not depend on the order the search takes successors in. Where ids
     # follow the graph's geometry the nearest successor first keeps the search along
     # memory; elsewhere "nearest" means nothing and looking for it costs a pass over
@@ -334,8 +332,8 @@ def scc_component_labels(
     n = graph.num_nodes
     dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
     found = _tarjan_search(graph, *directed_csr(graph))
-    if isinstance(found, np.ndarray):
-        return n, None if count_only else found.astype(dt, copy=False)
+    if found is None:
+        return n, None if count_only else np.arange(n, dtype=dt)
     count, rindex, scratch = found
     if count_only:
         return count, None
@@ -373,9 +371,9 @@ def scc_labels(graph: Graph, algorithm: str, options: Options) -> np.ndarray:
     if algorithm != "tarjan":
         raise ValueError(f"the CPU engine has no SCC algorithm {algorithm!r}")
     found = _tarjan_search(graph, indptr, indices)
-    if isinstance(found, np.ndarray):
-        return found
+    if found is None:
+        return np.arange(n, dtype=indices.dtype)
     count, rindex, scratch = found
     roots = np.empty(n, dtype=rindex.dtype)
-    _smallest_members(rindex, count, scratch, roots)
+    _first_members(rindex, count, scratch, roots, False)
     return roots
