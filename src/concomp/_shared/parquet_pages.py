@@ -207,6 +207,20 @@ def _field(buf: np.ndarray, pos: int, end: int, last: int) -> tuple[int, int, in
     return _zigzag(fid), t, pos
 
 
+@nb.njit(cache=True, inline="always")
+def _past_scalar(buf: np.ndarray, pos: int, end: int, t: int) -> int:
+    """The position after the value at ``pos`` of compact type ``t`` (3 to 8: a byte,
+    a varint, a double or a string); -1 where its varint is not valid."""
+    if t == 3:
+        return pos + 1
+    if t == 7:
+        return pos + 8
+    n, pos = _varint(buf, pos, end)
+    if t == 8 and pos >= 0:
+        return pos + n  # a string: its length, then its bytes
+    return pos
+
+
 #: What :func:`_skip_flat_struct` gives for a struct with a container inside.
 _NESTED = -2
 
@@ -222,16 +236,8 @@ def _skip_flat_struct(buf: np.ndarray, pos: int, end: int) -> int:
             return -1
         if t == _STOP:
             return pos
-        if t == 3:
-            pos += 1
-        elif t == 4 or t == 5 or t == 6:
-            _, pos = _varint(buf, pos, end)
-        elif t == 7:
-            pos += 8
-        elif t == 8:
-            n, pos = _varint(buf, pos, end)
-            if pos >= 0:
-                pos += n
+        if 3 <= t <= 8:
+            pos = _past_scalar(buf, pos, end, t)
         elif t != 1 and t != 2:  # a bool field carries its value in its type
             return _NESTED
         if pos < 0 or pos > end:
@@ -273,16 +279,8 @@ def _skip(buf: np.ndarray, pos: int, end: int, vtype: int, stack: np.ndarray) ->
         if t == 1 or t == 2:
             if element:  # a bool inside a list or map takes one byte
                 pos += 1
-        elif t == 3:
-            pos += 1
-        elif t == 4 or t == 5 or t == 6:
-            _, pos = _varint(buf, pos, end)
-        elif t == 7:
-            pos += 8
-        elif t == 8:
-            n, pos = _varint(buf, pos, end)
-            if pos >= 0:
-                pos += n
+        elif 3 <= t <= 8:
+            pos = _past_scalar(buf, pos, end, t)
         elif t == 9 or t == 10 or t == 11 or t == 12:
             if depth == 32:
                 return -1
