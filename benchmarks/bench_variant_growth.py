@@ -16,7 +16,9 @@ that limit.
 
 ``incremental`` inserts all edges as one batch into a new structure; ``msf`` uses
 random weights. Variants are those of :func:`concomp.all_variants` (forests: those
-that record one), ``concomp.incremental.legal_algorithms`` and ``concomp.msf.ALGORITHMS``.
+that record one), ``concomp.incremental.legal_algorithms`` and ``concomp.msf.ALGORITHMS``,
+or those ``--algorithms`` names (any variant string, such as the sampler sizes ``auto``
+picks, ``hb3-rem_cas-splice-csr``: a run at large sizes times the choices that matter).
 
     PYTHONPATH=src python benchmarks/bench_variant_growth.py --device cpu \\
         --entries components,forest --small 13 --big 16 --out growth.json
@@ -76,6 +78,21 @@ def algorithms(entry: str, device: str) -> list[str]:
     return [str(v) for v in variants]
 
 
+def unknown_algorithm(entry: str, device: str, algorithm: str) -> str | None:
+    """Why ``entry`` on ``device`` cannot time ``algorithm`` (None where it can)."""
+    if entry in ("components", "forest"):
+        try:
+            variant = concomp.Variant.parse(algorithm)
+        except ValueError as exc:
+            return f"{algorithm!r} is not a variant ({exc})"
+        if entry == "forest" and not is_forest_variant(variant, device):
+            return f"{algorithm!r} records no spanning forest on the {device} engine"
+        return None
+    if algorithm not in algorithms(entry, device):
+        return f"{algorithm!r} is not one of {entry}'s: {', '.join(algorithms(entry, device))}"
+    return None
+
+
 def call(entry: str, device: str, algorithm: str, graph: Any) -> Callable[[], Any]:
     """The timed call of ``entry`` on a prebuilt ``graph`` (incremental: a new structure
     takes every edge as one batch)."""
@@ -113,6 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--limit-s", type=float, default=0.5, help="slowest small run repeated big")
     ap.add_argument("--flag", type=float, default=2.0, help="growth flagged above flag x ratio")
+    ap.add_argument("--algorithms", help="comma-separated variants or algorithms to time")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
     entries = [e for e in args.entries.split(",") if e]
@@ -121,6 +139,12 @@ def main(argv: list[str] | None = None) -> None:
             ap.error(f"argument --entries: {e!r} is not one of {', '.join(ENTRIES)}")
     if args.big <= args.small:
         ap.error(f"argument --big: {args.big} must exceed --small ({args.small})")
+    chosen = [a for a in (args.algorithms or "").split(",") if a] or None
+    for e in entries:
+        for a in chosen or []:
+            problem = unknown_algorithm(e, args.device, a)
+            if problem:
+                ap.error(f"argument --algorithms: {problem}")
     ratio = 2.0 ** (args.big - args.small)
     rows: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
@@ -146,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
             }
             for k in (args.small, args.big)
         }
-        for algorithm in algorithms(entry, args.device):
+        for algorithm in chosen or algorithms(entry, args.device):
             for name in sizes[args.small]:  # kernels compiled (or loaded) before any limit
                 call(entry, args.device, algorithm, sizes[args.small][name])()
             for name in sizes[args.small]:

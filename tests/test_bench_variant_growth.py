@@ -69,3 +69,20 @@ def test_a_first_calls_compilation_is_not_held_against_the_limit(tmp_path, monke
     doc = json.loads(out.read_text())
     assert doc["skipped"] == [] and {r["algorithm"] for r in doc["rows"]} == {"slow-start", "other"}
     assert doc["command"].endswith(" ".join([*argv, "--limit-s", "0.2", "--out", str(out)]))
+
+
+def test_named_algorithms_are_the_only_ones_timed(tmp_path):
+    """``--algorithms`` times the variants it names, sampler sizes that
+    ``concomp.all_variants`` leaves out included; names an entry cannot run are refused
+    before anything is timed."""
+    out = tmp_path / "g.json"
+    names = "hb3-rem_cas-splice-csr,koutl-rem_cas-splice-csr,rem"
+    res = _run("--algorithms", names, "--small", "6", "--big", "7", "--out", str(out))
+    assert res.returncode == 0, res.stderr[-3000:]
+    doc = json.loads(out.read_text())
+    assert {r["algorithm"] for r in doc["rows"]} == set(names.split(","))
+    assert f"--algorithms {names}" in doc["command"]
+    res = _run("--algorithms", "hb3-bogus-splice-csr")
+    assert res.returncode == 2 and "argument --algorithms: 'hb3-bogus-splice-csr'" in res.stderr
+    res = _run("--entries", "msf", "--algorithms", "prim,quick")
+    assert res.returncode == 2 and "'quick' is not one of msf's" in res.stderr
