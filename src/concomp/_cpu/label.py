@@ -76,6 +76,33 @@ def _neighbour_row(r, shape, delta):
 
 
 @nb.njit(cache=True, inline="always")
+def _shifted_row(r, coord, shape, delta):
+    """:func:`_neighbour_row` of row ``r`` whose coordinates (axes 0 .. ndim-2) are
+    ``coord``: no division, which a 3-D volume's short rows would pay per row and per
+    earlier row of the neighbourhood."""
+    out = r
+    scale = 1
+    for a in range(shape.shape[0] - 2, -1, -1):
+        c = coord[a] + delta[a]
+        if c < 0 or c >= shape[a]:
+            return -1
+        out += delta[a] * scale
+        scale *= shape[a]
+    return out
+
+
+@nb.njit(cache=True, inline="always")
+def _next_coord(coord, shape):
+    """Advance ``coord`` (axes 0 .. ndim-2 of a row) to the next row's."""
+    a = shape.shape[0] - 2
+    coord[a] += 1
+    while a > 0 and coord[a] == shape[a]:
+        coord[a] = 0
+        a -= 1
+        coord[a] += 1
+
+
+@nb.njit(cache=True, inline="always")
 def _adopt(parent, rl, i, t):
     """Run ``i`` joins run ``t``'s set (adopting its label while it has none)."""
     mine = rl[i]
@@ -186,11 +213,19 @@ def _scan_slab(
     sb = np.empty(ring * words if bitwise else 0, dtype=np.int64)
     nxt = base
     hi = rows[s] * width  # the slab's runs are stored one after another from here
+    # the row's coordinates (axes 0 .. ndim-2) and place in the ring, kept as the rows
+    # go: divisions per row and per earlier row were a share of a volume's short rows
+    coord = np.zeros(shape.shape[0] - 1, dtype=np.int64)
+    left = rows[s]
+    for a in range(shape.shape[0] - 2, -1, -1):
+        coord[a] = left % shape[a]
+        left //= shape[a]
+    at = rows[s] % ring
     for r in range(rows[s], rows[s + 1]):
-        cb = (r % ring) * width
+        cb = at * width
         lo = hi
         if bitwise:
-            hi = find_bit_runs(bits, r * width, width, rs, re, lo, sw, sb, (r % ring) * words)
+            hi = find_bit_runs(bits, r * width, width, rs, re, lo, sw, sb, at * words)
         else:
             hi = find_runs(img, r * width, width, bg, ml, along, rs, re, lo, cnt, cb)
         first[r] = lo
@@ -200,13 +235,14 @@ def _scan_slab(
         for g in range(groups.shape[0]):
             if groups[g, 0] == -1 and r - rows[s] < per_slice:
                 continue  # the slab's first slice: the earlier slice is another slab's
-            q = _neighbour_row(r, shape, groups[g, : shape.shape[0] - 1])
+            q = _shifted_row(r, coord, shape, groups[g, : shape.shape[0] - 1])
             if q < 0:
                 continue
+            qa = at - (r - q)  # q's place in the ring (q is fewer than `ring` rows back)
+            qa += ring * (qa < 0)
             _link_counted(
                 img, r * width, q * width, lo, hi, groups[g, -2], groups[g, -1],
-                rs, re, rl, first[q], cnt, (q % ring) * width, sw, sb, (q % ring) * words,
-                width, parent, ml,
+                rs, re, rl, first[q], cnt, qa * width, sw, sb, qa * words, width, parent, ml,
             )  # fmt: skip
         for i in range(lo, hi):
             # a run that touched nothing takes the next label, without a jump: parent[nxt]
@@ -215,6 +251,9 @@ def _scan_slab(
             parent[nxt] = nxt
             rl[i] += new * nxt
             nxt += new
+        _next_coord(coord, shape)
+        at += 1
+        at -= ring * (at == ring)
     return nxt - base
 
 
