@@ -60,26 +60,20 @@ def _unite(parent, a, b):
     return b
 
 
-@nb.njit(cache=True)
-def _neighbour_row(r, shape, delta):
-    """Row number of row ``r`` moved by ``delta`` (per axis 0 .. ndim-2), or -1 outside."""
-    out = 0
-    scale = 1
+@nb.njit(cache=True, inline="always")
+def _row_coord(r, shape, coord):
+    """Fill ``coord`` with row ``r``'s coordinates along axes 0 .. ndim-2."""
     for a in range(shape.shape[0] - 2, -1, -1):
-        c = r % shape[a] + delta[a]
+        coord[a] = r % shape[a]
         r //= shape[a]
-        if c < 0 or c >= shape[a]:
-            return -1
-        out += c * scale
-        scale *= shape[a]
-    return out
 
 
 @nb.njit(cache=True, inline="always")
 def _shifted_row(r, coord, shape, delta):
-    """:func:`_neighbour_row` of row ``r`` whose coordinates (axes 0 .. ndim-2) are
-    ``coord``: no division, which a 3-D volume's short rows would pay per row and per
-    earlier row of the neighbourhood."""
+    """Row number of row ``r`` (coordinates ``coord``, axes 0 .. ndim-2) moved by
+    ``delta``, or -1 outside; no division, which a 3-D volume's short rows would pay
+    per row and per earlier row of the neighbourhood (the scan keeps ``coord`` with
+    :func:`_next_coord`)."""
     out = r
     scale = 1
     for a in range(shape.shape[0] - 2, -1, -1):
@@ -216,10 +210,7 @@ def _scan_slab(
     # the row's coordinates (axes 0 .. ndim-2) and place in the ring, kept as the rows
     # go: divisions per row and per earlier row were a share of a volume's short rows
     coord = np.zeros(shape.shape[0] - 1, dtype=np.int64)
-    left = rows[s]
-    for a in range(shape.shape[0] - 2, -1, -1):
-        coord[a] = left % shape[a]
-        left //= shape[a]
+    _row_coord(rows[s], shape, coord)
     at = rows[s] % ring
     for r in range(rows[s], rows[s + 1]):
         cb = at * width
@@ -277,12 +268,14 @@ def _merge_and_number(img, shape, rows, groups, ml, rs, re, rl, first, last, par
     ``parent[l]`` becomes label ``l``'s final number. Returns the count."""
     width = shape[shape.shape[0] - 1]
     per_slice = rows[-1] // shape[0]
+    coord = np.zeros(shape.shape[0] - 1, dtype=np.int64)
     for s in range(1, rows.shape[0] - 1):
         for r in range(rows[s], rows[s] + per_slice):
+            _row_coord(r, shape, coord)
             for g in range(groups.shape[0]):
                 if groups[g, 0] != -1:
                     continue
-                q = _neighbour_row(r, shape, groups[g, : shape.shape[0] - 1])
+                q = _shifted_row(r, coord, shape, groups[g, : shape.shape[0] - 1])
                 if q >= 0:
                     _link_row(
                         img, r * width, q * width, first[r], last[r], groups[g, -2],
