@@ -29,8 +29,9 @@ into a new structure, and ``concomp.csgraph.connected_components`` on the SciPy 
 (one-direction CSR) and ``connected_components`` (each SciPy kind). Keys
 ``"<entry>: <kind> / <device>"``; every row's component count must agree too.
 
-A size sweep (``--sweep SCALE...``) times the CPU engine, the GPU and ``auto`` on NumPy
-pairs of growing size, which is where ``auto`` has to switch, and records where it ran.
+A size sweep (``--sweep SCALE...``) times the CPU engine, the GPU and ``auto`` on R-MAT
+graphs of growing size as each of ``--sweep-kinds`` (default: the NumPy pair), which is
+where ``auto`` has to switch, and records where it ran.
 
 Host memory (``--memory``, the default): for every kind with ``device="gpu"`` and
 ``"cpu"``, and for SciPy on the symmetric CSR, a fresh child process (this file with
@@ -143,7 +144,9 @@ def timed_together(
 ) -> dict[str, tuple[list[float], Any, str | None]]:
     """:func:`timed` of several calls, their timed runs interleaved (one of each per
     round, after a warm-up of each): a drift of the machine's speed over the rounds
-    reaches every call alike, so that calls running the same code compare equal."""
+    reaches every call alike, so that calls running the same code compare equal. Each
+    round starts one call further on, so that what a call leaves behind (host threads
+    still winding down, caches holding its data) does not always land on the same one."""
     out: dict[str, Any] = {}
     auto: dict[str, str | None] = {}
     for key, fn in fns.items():
@@ -152,10 +155,11 @@ def timed_together(
         found = [line for line in lines if _AUTO.search(line)]
         auto[key] = found[-1] if found else None
     times: dict[str, list[float]] = {key: [] for key in fns}
-    for _ in range(reps):
-        for key, fn in fns.items():
+    keys = list(fns)
+    for r in range(reps):
+        for key in keys[r % len(keys) :] + keys[: r % len(keys)]:
             t = time.perf_counter()
-            out[key] = fn()
+            out[key] = fns[key]()
             times[key].append((time.perf_counter() - t) * 1e3)
     return {key: (times[key], out[key], auto[key]) for key in fns}
 
@@ -418,19 +422,33 @@ class Run:
             self.memory_method = got["method"]
             print(f"  memory {key:37s} {got['added_bytes'] / 2**20:9.1f} MiB", flush=True)
 
-    def sweep(self, scale: int) -> None:
+    def sweep(self, scale: int, folder: Path) -> None:
+        """The CPU engine, the GPU and ``auto`` on R-MAT ``scale`` as each of
+        ``--sweep-kinds`` (interleaved as :meth:`time_kind` does)."""
         s, d, n = rmat_host(scale, seed=7, gpu=self.gpu_ok)
-        for dev in ("cpu", "gpu", "auto"):
-            if not self.runs_on(dev, f"sweep / {dev}", f"rmat{scale}"):
+        for kind in self.args.sweep_kinds:
+            try:
+                graph, _ = KINDS[kind](s, d, n, folder)
+            except ImportError as exc:
+                self.skip(f"sweep {kind}", f"not importable ({exc})", f"rmat{scale}")
                 continue
-            fn = lambda dev=dev: concomp.connected_components((s, d), num_nodes=n, device=dev)  # noqa: E731
-            times, _, auto = timed(fn, self.args.reps)
-            point = {"scale": scale, "m": int(s.shape[0]), "device": dev, "times_ms": times}
-            if dev == "auto":
-                point.update(auto_device=auto_device(auto), auto_reason=auto)
-            self.sweep_points.append(point)
-            med = statistics.median(times)
-            print(f"sweep rmat{scale} m={s.shape[0]:>10d} {dev:5s} {med:9.2f} ms", flush=True)
+            fns = {
+                dev: lambda dev=dev, g=graph: concomp.connected_components(
+                    g, num_nodes=n, device=dev
+                )
+                for dev in ("cpu", "gpu", "auto")
+                if self.runs_on(dev, f"sweep {kind} / {dev}", f"rmat{scale}")
+            }
+            for dev, (times, _, auto) in timed_together(fns, self.args.reps).items():
+                point = {"scale": scale, "kind": kind, "m": int(s.shape[0]), "device": dev}
+                point["times_ms"] = times
+                if dev == "auto":
+                    point.update(auto_device=auto_device(auto), auto_reason=auto)
+                self.sweep_points.append(point)
+                med = statistics.median(times)
+                line = f"sweep rmat{scale} {kind} m={s.shape[0]:>10d} {dev:5s} {med:9.2f} ms"
+                print(line, flush=True)
+            del graph, fns  # the next kind's input is built without this one held
 
 
 def _insert(s: np.ndarray, d: np.ndarray, n: int, device: str) -> IncrementalConnectivity:
@@ -480,6 +498,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--scales", type=int, nargs="*", default=[22])
     ap.add_argument("--graphs", nargs="*", default=[], metavar="NAME", help="corpus graphs")
     ap.add_argument("--sweep", type=int, nargs="*", default=[14, 16, 18, 20, 22, 24])
+    ap.add_argument(
+        "--sweep-kinds", nargs="+", choices=list(KINDS), default=[_PAIR], metavar="KIND"
+    )
     ap.add_argument("--reps", type=int, default=5)
     # R-MAT scale 22 has 64 M edges; SciPy takes tens of seconds a call above that
     ap.add_argument("--scipy-max-edges", type=int, default=70_000_000)
@@ -540,8 +561,10 @@ def main(argv: list[str] | None = None) -> None:
         for name in args.graphs:
             run.graph(name, *corpus_host(name, gpu=run.gpu_ok), Path(folder))
             save(False)
-    for scale in args.sweep:
-        run.sweep(scale)
+        sweep_folder = Path(folder) / "sweep"  # its files apart from the graphs' (same n)
+        sweep_folder.mkdir()
+        for scale in args.sweep:
+            run.sweep(scale, sweep_folder)
     out, doc = save(True)
     print()
     print(render_markdown(doc, out.name))

@@ -52,6 +52,8 @@ def _result() -> dict:
         {"scale": 10, "m": 1000, "device": "cpu", "times_ms": [1.0]},
         {"scale": 10, "m": 1000, "device": "gpu", "times_ms": [2.0]},
         {"scale": 10, "m": 1000, "device": "auto", "times_ms": [1.1], "auto_device": "cpu"},
+        {"scale": 10, "kind": "parquet file", "m": 1000, "device": "cpu", "times_ms": [3.0]},
+        {"scale": 10, "kind": "parquet file", "m": 1000, "device": "gpu", "times_ms": [9.0]},
     ]
     skipped = [
         {"key": "polars frame", "graph": "rmat12", "reason": "not importable here"},
@@ -81,6 +83,7 @@ def test_render_markdown_rows_ratios_bandwidth_and_memory():
         line
         for line in lines
         if line.startswith(("| stream", "| numpy", "| SciPy", "| parquet", "| pyarrow", "| file"))
+        and "| rmat10 |" not in line  # the sweep's rows
     ]
     assert rows == [
         # stream_components reads the NumPy pair: 12 MB in 10 ms
@@ -98,7 +101,9 @@ def test_render_markdown_rows_ratios_bandwidth_and_memory():
         "| parquet file | gpu | 36.00 | 1.20 | 0.08 | - | - |",
         "| SciPy csgraph (symmetric csr) | cpu | 100 | 2.50 | 0.50 | 6.0 MiB | 1.00 |",
     ]
-    assert "| rmat10 | 1,000 | 1.00 | 2.00 | 1.10 | cpu |" in lines
+    # a point without a kind is the NumPy pair's (files from before the sweep took kinds)
+    assert "| numpy pair int64 | rmat10 | 1,000 | 1.00 | 2.00 | 1.10 | cpu |" in lines
+    assert "| parquet file | rmat10 | 1,000 | 3.00 | 9.00 | - | - |" in lines
     assert "- polars frame (rmat12), torch cpu edge_index (rmat12): not importable here" in lines
     assert "- pinned_h2d_gbs: no usable GPU: none here" in lines
 
@@ -155,13 +160,33 @@ def test_script_without_gpu_skips_gpu_rows_and_measures_memory(tmp_path):
     g = doc["graphs"]["rmat8"]
     reasons = {s["key"]: s["reason"] for s in doc["skipped"]}
     for key in ("pinned_h2d_gbs", "stream_components gpu", "numpy pair int64 / gpu",
-                "memory scipy coo / gpu", "sweep / gpu"):  # fmt: skip
+                "memory scipy coo / gpu", "sweep numpy pair int64 / gpu"):  # fmt: skip
         assert reasons[key].startswith("no usable GPU: CONCOMP_DISABLE_GPU"), key
     assert g["auto_device"] == {"numpy pair int64": "cpu", "scipy coo": "cpu"}
     auto = [p for p in doc["sweep"] if p["device"] == "auto"]
     assert auto[0]["auto_device"] == "cpu" and "device=auto -> cpu" in auto[0]["auto_reason"]
     assert set(g["memory_bytes"]) == {"numpy pair int64 / cpu", "scipy coo / cpu", SCIPY_KEY}
     assert all(v >= 0 for v in g["memory_bytes"].values()) and doc["memory_method"]
+
+
+def test_sweep_times_each_sweep_kind_and_records_where_auto_ran(tmp_path):
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "host.json"
+    kinds = ("--sweep-kinds", "numpy pair int64", "parquet file")
+    _script("--scales", "--sweep", "8", "9", *kinds, "--devices", "cpu", "auto", "--reps", "2",
+            "--no-memory", "--out", str(out))  # fmt: skip
+    doc = json.loads(out.read_text())
+    got = {(p["kind"], p["scale"], p["device"]) for p in doc["sweep"]}
+    assert got == {
+        (k, s, d)
+        for k in ("numpy pair int64", "parquet file")
+        for s in (8, 9)
+        for d in ("cpu", "auto")
+    }
+    assert all(len(p["times_ms"]) == 2 and p["m"] > 0 for p in doc["sweep"])
+    assert {p["auto_device"] for p in doc["sweep"] if p["device"] == "auto"} == {"cpu"}
+    text = render_markdown(doc, out.name)
+    assert "| parquet file | rmat9 |" in text and "| numpy pair int64 | rmat8 |" in text
 
 
 def test_memory_probe_counts_the_labels_the_call_allocates(tmp_path):
@@ -291,8 +316,8 @@ def test_script_takes_corpus_graphs_with_their_own_ids(tmp_path, real_data_dir):
 
 
 def test_devices_of_a_kind_are_timed_in_one_interleaved_series(monkeypatch):
-    """``timed_together`` warms every call up, then times one run of each per round, and
-    keeps the ``device=auto`` line of each warm-up."""
+    """``timed_together`` warms every call up, then times one run of each per round, each
+    round starting one call further on, and keeps the ``device=auto`` line of each warm-up."""
     import importlib.util
     import logging
 
@@ -311,7 +336,16 @@ def test_devices_of_a_kind_are_timed_in_one_interleaved_series(monkeypatch):
 
         return run
 
-    got = module.timed_together({"gpu": call("gpu"), "auto": call("auto")}, reps=3)
-    assert calls == ["gpu", "auto"] * 4  # the warm-ups, then three rounds
-    assert [len(got[k][0]) for k in ("gpu", "auto")] == [3, 3]
+    got = module.timed_together(
+        {"gpu": call("gpu"), "auto": call("auto"), "cpu": call("cpu")}, reps=4
+    )
+    warm, rounds = calls[:3], [calls[3 + 3 * r : 6 + 3 * r] for r in range(4)]
+    assert warm == ["gpu", "auto", "cpu"] and len(calls) == 15
+    assert rounds == [
+        ["gpu", "auto", "cpu"],
+        ["auto", "cpu", "gpu"],
+        ["cpu", "gpu", "auto"],
+        ["gpu", "auto", "cpu"],
+    ]
+    assert [len(got[k][0]) for k in ("gpu", "auto", "cpu")] == [4, 4, 4]
     assert got["gpu"][2] is None and module.auto_device(got["auto"][2]) == "cpu"

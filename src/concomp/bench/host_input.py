@@ -237,20 +237,23 @@ def _entry_table(name: str, g: dict[str, Any], entry: str) -> list[str]:
 
 
 def _sweep_table(sweep: list[dict[str, Any]]) -> list[str]:
-    by: dict[int, dict[str, Any]] = {}
+    # points without a kind come from files written before the sweep took kinds
+    by: dict[tuple[str, int], dict[str, Any]] = {}
     for p in sweep:
-        by.setdefault(p["scale"], {"m": p["m"]})[p["device"]] = p
+        key = (p.get("kind", "numpy pair int64"), p["scale"])
+        by.setdefault(key, {"m": p["m"]})[p["device"]] = p
     out = [
-        "| graph | m | cpu ms | gpu ms | auto ms | auto ran on |",
-        "|---|---:|---:|---:|---:|---|",
+        "| input | graph | m | cpu ms | gpu ms | auto ms | auto ran on |",
+        "|---|---|---:|---:|---:|---:|---|",
     ]
-    for scale, cells in sorted(by.items()):
+    for (kind, scale), cells in sorted(by.items()):
         ms = [
             format_ms(_median(cells[d]["times_ms"])) if d in cells else "-"
             for d in ("cpu", "gpu", "auto")
         ]
         chose = cells.get("auto", {}).get("auto_device") or "-"
-        out.append(f"| rmat{scale} | {cells['m']:,} | " + " | ".join([*ms, chose]) + " |")
+        row = [kind, f"rmat{scale}", f"{cells['m']:,}", *ms, chose]
+        out.append("| " + " | ".join(row) + " |")
     return out
 
 
