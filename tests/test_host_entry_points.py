@@ -26,7 +26,7 @@ from scipy.sparse.csgraph import connected_components as scipy_cc
 from scipy.sparse.csgraph import minimum_spanning_tree as scipy_mst
 
 import concomp
-from concomp import _dispatch, _host_input, csgraph, forest, msf, streaming
+from concomp import _dispatch, csgraph, forest, msf, streaming
 from concomp._host_input import device_graph, host_route, merged_device_graph
 from concomp._shared.staging import INT32_IDS
 from concomp.errors import InvalidGraphError
@@ -177,27 +177,6 @@ def test_routes_follow_resolve_device_with_the_edge_count(fake_gpu, caplog):
     assert "spanning_forest: device=auto -> gpu (9000 edges, a stand-in GPU" in text
     assert host_route((src, dst), None, True, "gpu", what="x", min_edges=1) is None  # renumber
     assert host_route((src - 5, dst), None, "auto", "gpu", what="x", min_edges=1) is None
-
-
-def test_a_file_the_gpu_would_decode_needs_the_file_threshold_too(
-    fake_gpu, tmp_path, caplog, monkeypatch
-):
-    """``auto`` sends a Parquet file to the GPU only from ``HOST_FILE_MIN_EDGES`` edges on,
-    whatever lower threshold the call has; the same edges as arrays follow the call's."""
-    pytest.importorskip("pyarrow")
-    src, dst, _, n = _random_graph(1)
-    path = _parquet(tmp_path, src, dst)
-    with caplog.at_level(logging.DEBUG, logger="concomp.dispatch"):
-        assert (
-            host_route((src, dst), n, "auto", "auto", what="pairs", min_edges=100).device == "gpu"
-        )
-        file = host_route(path, n, "auto", "auto", what="file", min_edges=100)
-        assert file is not None and file.edges.device_chunks is not None
-        assert file.device == "cpu"
-        assert host_route(path, n, "auto", "gpu", what="asked", min_edges=100).device == "gpu"
-    assert f"file: device=auto -> cpu (9000 edges < {_dispatch.HOST_FILE_MIN_EDGES}" in caplog.text
-    monkeypatch.setattr(_host_input, "HOST_FILE_MIN_EDGES", 1000)
-    assert host_route(path, n, "auto", "auto", what="file", min_edges=100).device == "gpu"
 
 
 def test_a_coo_matrix_is_routed_as_pairs_merged_on_the_device(fake_gpu):

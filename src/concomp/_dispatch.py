@@ -47,12 +47,6 @@ GPU_MIN_EDGES = 2_000_000
 #: whole job. ``benchmarks/bench_host_input.py``'s size sweep measures where the two
 #: meet on a given machine.
 HOST_STREAM_MIN_EDGES = 300_000
-#: Below this many edges, a Parquet file that the GPU would decode itself stays on the
-#: CPU whatever the call's own threshold: the device decoder decompresses each page on
-#: one thread, so a file of few pages costs the GPU about as much as a much larger one,
-#: more than the CPU engine takes to read and label it. The size sweep over
-#: ``--sweep-kinds "parquet file"`` measures where the two meet.
-HOST_FILE_MIN_EDGES = 4_000_000
 _VALID = ("auto", "cpu", "gpu")
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from ._arrays import index_dtype_for, is_cupy_array, is_torch_tensor
 from ._checks import _as_array, _torch_to_array, check_ids, check_indptr, check_weights
-from ._dispatch import HOST_FILE_MIN_EDGES, resolve_device
+from ._dispatch import resolve_device
 from ._sparse import merge_coo, tocsr
 from ._validate import HostEdges, _is_scipy_sparse, host_edges, host_weights
 from .errors import InvalidGraphError
@@ -107,11 +107,7 @@ def host_route(
 
 def route_edges(edges: HostEdges, device: Any, *, what: str, min_edges: int) -> str:
     """The engine for host ``edges``: :func:`concomp._dispatch.resolve_device` with their
-    count (``device="auto"`` takes a usable GPU from ``min_edges`` edges on, and from
-    :data:`~concomp._dispatch.HOST_FILE_MIN_EDGES` on for a file the GPU would decode),
-    logged."""
-    if edges.device_chunks is not None:
-        min_edges = max(min_edges, HOST_FILE_MIN_EDGES)
+    count (``device="auto"`` takes a usable GPU from ``min_edges`` edges on), logged."""
     return resolve_device(
         device, data_device="cpu", num_edges=edges.num_edges, min_edges=min_edges, what=what
     )
