@@ -14,10 +14,12 @@ the file's bytes read alone on all threads (the floor of any reader). A kind who
 library does not import, and every GPU row where no GPU is usable, is
 skipped and recorded with the reason. Wall clock
 (``perf_counter``), median of ``--reps`` after a warm-up; the counts of every call
-must agree. The devices of one kind are timed in one interleaved series (a run of each
-per round), so that a drift of the machine's speed does not pass for a difference
-between ``auto`` and the engine it chose. ``device="auto"`` rows record where ``auto``
-ran (the ``concomp.dispatch`` debug log of the warm-up call).
+must agree. ``device="gpu"`` and ``"auto"`` on one kind are timed in one interleaved
+series (a run of each per round), so that a drift of the machine's speed does not pass
+for a difference between ``auto`` and the engine it chose; the CPU engine's runs form a
+series of their own, since a GPU call right after one of them takes longer than any
+caller of one engine sees. ``device="auto"`` rows record where ``auto`` ran (the
+``concomp.dispatch`` debug log of the warm-up call).
 
 Other entry points (``--entries components,forest,msf,insert,csgraph``; default
 ``components``): ``spanning_forest`` (``num_nodes`` given) and ``minimum_spanning_forest``
@@ -162,6 +164,21 @@ def timed_together(
             out[key] = fns[key]()
             times[key].append((time.perf_counter() - t) * 1e3)
     return {key: (times[key], out[key], auto[key]) for key in fns}
+
+
+def timed_apart(
+    fns: dict[str, Callable[[], Any]], reps: int
+) -> dict[str, tuple[list[float], Any, str | None]]:
+    """:func:`timed_together` of the calls other than ``"cpu"``, then of ``"cpu"`` in a
+    series of its own: a GPU call that followed a run of the CPU engine (every host core
+    just busy) took longer than one that followed a GPU call, which no caller of one
+    engine meets; interleaved, that cost would land on the GPU rows."""
+    apart = {k: fn for k, fn in fns.items() if k == "cpu"}
+    got: dict[str, tuple[list[float], Any, str | None]] = {}
+    for series in ({k: fn for k, fn in fns.items() if k not in apart}, apart):
+        if series:
+            got.update(timed_together(series, reps))
+    return {key: got[key] for key in fns}
 
 
 def auto_device(line: str | None) -> str | None:
@@ -381,15 +398,16 @@ class Run:
         self.record(row, FILE_BYTES_KEY, timed(fn, self.args.reps)[0], None, None)
 
     def time_kind(self, row: dict[str, Any], kind: str, graph: Any, name: str) -> None:
-        """``connected_components`` on ``kind`` on every device asked for, interleaved
-        (:func:`timed_together`): ``auto`` is compared with the engines in one series."""
+        """``connected_components`` on ``kind`` on every device asked for
+        (:func:`timed_apart`): ``auto`` and the GPU in one interleaved series, the CPU
+        engine in one of its own."""
         n = row["n"]
         fns = {
             dev: lambda dev=dev: concomp.connected_components(graph, num_nodes=n, device=dev)
             for dev in DEVICES
             if self.runs_on(dev, f"{kind} / {dev}", name)
         }
-        for dev, (times, out, auto) in timed_together(fns, self.args.reps).items():
+        for dev, (times, out, auto) in timed_apart(fns, self.args.reps).items():
             self.record(row, f"{kind} / {dev}", times, out)
             if dev == "auto":
                 row["auto_device"][kind] = auto_device(auto)
@@ -424,7 +442,7 @@ class Run:
 
     def sweep(self, scale: int, folder: Path) -> None:
         """The CPU engine, the GPU and ``auto`` on R-MAT ``scale`` as each of
-        ``--sweep-kinds`` (interleaved as :meth:`time_kind` does)."""
+        ``--sweep-kinds`` (timed as :meth:`time_kind` times them)."""
         s, d, n = rmat_host(scale, seed=7, gpu=self.gpu_ok)
         for kind in self.args.sweep_kinds:
             try:
@@ -439,7 +457,7 @@ class Run:
                 for dev in ("cpu", "gpu", "auto")
                 if self.runs_on(dev, f"sweep {kind} / {dev}", f"rmat{scale}")
             }
-            for dev, (times, _, auto) in timed_together(fns, self.args.reps).items():
+            for dev, (times, _, auto) in timed_apart(fns, self.args.reps).items():
                 point = {"scale": scale, "kind": kind, "m": int(s.shape[0]), "device": dev}
                 point["times_ms"] = times
                 if dev == "auto":

@@ -348,4 +348,9 @@ def test_devices_of_a_kind_are_timed_in_one_interleaved_series(monkeypatch):
         ["gpu", "auto", "cpu"],
     ]
     assert [len(got[k][0]) for k in ("gpu", "auto", "cpu")] == [4, 4, 4]
+    calls.clear()
+    got = module.timed_apart({"gpu": call("gpu"), "auto": call("auto"), "cpu": call("cpu")}, 2)
+    # gpu and auto interleaved (warm-ups, two rounds), then the CPU engine's own series
+    assert calls == ["gpu", "auto", "gpu", "auto", "auto", "gpu", "cpu", "cpu", "cpu"]
+    assert list(got) == ["gpu", "auto", "cpu"] and module.auto_device(got["auto"][2]) == "cpu"
     assert got["gpu"][2] is None and module.auto_device(got["auto"][2]) == "cpu"
