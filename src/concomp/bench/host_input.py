@@ -328,7 +328,7 @@ def render_markdown(result: dict[str, Any], name: str | None = None) -> str:
             if any(k.startswith(f"{entry}: ") for k in g["times_ms"]):
                 out += ["", *_entry_table(gname, g, entry)]
     if result.get("sweep"):
-        out += ["", '### Where `device="auto"` switches (NumPy pairs)', ""]
+        out += ["", '### Where `device="auto"` switches (R-MAT graphs of growing size)', ""]
         out += _sweep_table(result["sweep"])
     out += _skipped(result.get("skipped") or [])
     return "\n".join(out) + "\n"
