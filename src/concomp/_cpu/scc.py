@@ -29,6 +29,7 @@ import logging
 import numba as nb
 import numpy as np
 
+from .._shared.hugepages import scratch_zeros
 from .._shared.locality import LOCAL_SHARE, host_local_share
 from .._shared.threads import serialized
 from ..graph import Graph
@@ -63,16 +64,20 @@ def _nearest_successor(indptr, indices, v):
 
 
 @nb.njit(cache=True)
-def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack, nearest):
+def _pearce(indptr, indices, rindex, frame, nearest):
     """Tarjan's search in Pearce's form; return the number of components.
 
     ``rindex[v]`` (0 while unseen) is v's discovery index, lowered to the smallest
     index v reaches while its component is open, and finally ``n - 1 - k`` for the
     ``k``-th component completed: completed components count down from ``n - 1``, above
     every open index, so they never lower an open vertex. One array per vertex besides
-    the explicit call stack (``frame_*``: vertex, next CSR position + 1 to look at,
-    scanning downwards, and the flags ``_ROOT`` and ``_NEAR``) and Pearce's stack of
-    vertices whose component is still open.
+    the explicit call stack (``frame``, a row per level: the vertex, the next CSR
+    position + 1 to look at, scanning downwards, and the flags ``_ROOT`` and ``_NEAR``;
+    one row, so that entering and leaving a level touch one place of memory, not three)
+    and Pearce's stack of vertices whose component is still open. That stack is the
+    frames' vertex column, growing down from its last row: a vertex is on one of the two only
+    while its component is open, so together they hold at most ``n`` vertices, and a
+    search of a giant component, which fills both in turn, needs no array of its own.
 
     Successors are scanned from the last stored to the first, SciPy's order. With
     ``nearest`` a vertex first descends into its successor closest in id, then scans
@@ -93,19 +98,19 @@ def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack, near
             continue
         rindex[start] = index
         index += 1
-        frame_v[0] = start
-        frame_pos[0] = indptr[start + 1]
-        frame_root[0] = fresh
+        frame[0, 0] = start
+        frame[0, 1] = indptr[start + 1]
+        frame[0, 2] = fresh
         depth = 1
         while depth > 0:
             d = depth - 1
-            v = frame_v[d]
-            pos = frame_pos[d]
+            v = frame[d, 0]
+            pos = frame[d, 1]
             lo = indptr[v]
             rv = rindex[v]
             w = -1  # the vertex to descend into, if any
-            if nearest and frame_root[d] & _NEAR:  # nearest first: no flag load without it
-                frame_root[d] &= ~_NEAR
+            if nearest and frame[d, 2] & _NEAR:  # nearest first: no flag load without it
+                frame[d, 2] &= ~_NEAR
                 near = _nearest_successor(indptr, indices, v) if pos - lo > 1 else v
                 if rindex[near] == 0:
                     w = near  # back up here, the scan looks at it again
@@ -115,36 +120,36 @@ def _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack, near
                 if rx == 0:
                     # descend; entry pos - 1 is looked at again on the way back up,
                     # when x's final index can lower v's
-                    frame_pos[d] = pos
+                    frame[d, 1] = pos
                     rindex[v] = rv
                     w = x
                     break
                 if rx < rv:
                     rv = rx
-                    frame_root[d] = 0
+                    frame[d, 2] = 0
                 pos -= 1
             if w >= 0:
                 rindex[w] = index
                 index += 1
-                frame_v[depth] = w
-                frame_pos[depth] = indptr[w + 1]
-                frame_root[depth] = fresh
+                frame[depth, 0] = w
+                frame[depth, 1] = indptr[w + 1]
+                frame[depth, 2] = fresh
                 depth += 1
                 continue
             rindex[v] = rv
             depth -= 1
-            if frame_root[d] & _ROOT:
+            if frame[d, 2] & _ROOT:
                 # v completes its component: v and the open vertices found after it
                 index -= 1
-                while top > 0 and rv <= rindex[stack[top - 1]]:
+                while top > 0 and rv <= rindex[frame[n - top, 0]]:
+                    rindex[frame[n - top, 0]] = c
                     top -= 1
-                    rindex[stack[top]] = c
                     index -= 1
                 rindex[v] = c
                 c -= 1
             else:
-                stack[top] = v
                 top += 1
+                frame[n - top, 0] = v  # at or past row depth: depth + top <= n
     return n - 1 - c
 
 
@@ -185,13 +190,12 @@ def _search(
     dt = np.int32 if max(n, int(indices.shape[0])) < np.iinfo(np.int32).max else np.int64
     indptr = np.ascontiguousarray(indptr, dtype=dt)
     indices = np.ascontiguousarray(indices, dtype=dt)
-    rindex = np.zeros(n, dtype=dt)
-    frame_v = np.empty(n, dtype=dt)
-    frame_pos = np.empty(n, dtype=dt)
-    frame_root = np.empty(n, dtype=np.int8)
-    stack = np.empty(n, dtype=dt)
-    count = _pearce(indptr, indices, rindex, frame_v, frame_pos, frame_root, stack, nearest)
-    return int(count), rindex, frame_v
+    # scratch on huge pages where the system lends them: the search's steps reach a
+    # grid row or more apart in these arrays, which misses the TLB on 4 KiB pages
+    rindex = scratch_zeros(n, dt)
+    frame = scratch_zeros(3 * n, dt).reshape(n, 3)
+    count = _pearce(indptr, indices, rindex, frame, nearest)
+    return int(count), rindex, frame.reshape(-1)[:n]
 
 
 @nb.njit(cache=True)
