@@ -104,7 +104,7 @@ def test_cpu_algorithms_on_random_digraphs(algorithm, graph, wide):
 def test_tarjan_finds_the_same_components_with_the_nearest_successor_first(graph, wide):
     """The search's two successor orders (SciPy's, and the nearest successor first that
     the root labels take on graphs numbered along their geometry) against SciPy."""
-    from concomp._cpu.scc import _first_members, _search
+    from concomp._cpu.scc import _member_labels, _search
 
     src, dst, n = graph
     indptr, indices, _ = Graph.from_edges(src, dst, num_nodes=n, directed=True).csr()
@@ -112,9 +112,49 @@ def test_tarjan_finds_the_same_components_with_the_nearest_successor_first(graph
     want = scipy_strong_roots(src, dst, n)
     for nearest in (False, True):
         count, rindex, scratch = _search(indptr.astype(dt), indices.astype(dt), nearest)
-        roots = np.empty(n, dtype=rindex.dtype)
-        _first_members(rindex, count, scratch, roots, False)
+        roots = _member_labels(rindex, count, scratch, False, rindex.dtype)
+        assert roots.dtype == rindex.dtype
         np.testing.assert_array_equal(roots, want, err_msg=f"nearest={nearest}")
+
+
+@pytest.mark.parametrize("arcs_per_vertex", [0.5, 1.0, 3.0])
+def test_labels_from_the_search_on_graphs_the_gather_splits_over_threads(arcs_per_vertex):
+    """Graphs large enough for the labels' parallel gather (more than ``SERIAL_BELOW``
+    vertices): few giant components, many small ones, and singletons, as roots and as
+    canonical labels, against SciPy."""
+    from concomp._cpu.components import canonical_labels
+    from concomp._cpu.scc import _member_labels, _search
+
+    rng = np.random.default_rng(int(arcs_per_vertex * 10))
+    n = 70_000
+    m = int(arcs_per_vertex * n)
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    indptr, indices, _ = Graph.from_edges(src, dst, num_nodes=n, directed=True).csr()
+    want = scipy_strong_roots(src, dst, n)
+    count, rindex, scratch = _search(indptr, indices, nearest=False)
+    roots = _member_labels(rindex, count, scratch, False, rindex.dtype)
+    np.testing.assert_array_equal(roots, want)
+    want_count, want_labels = canonical_labels(want)
+    labels = _member_labels(rindex, count, scratch, True, np.int32)
+    assert count == want_count
+    np.testing.assert_array_equal(labels, want_labels)
+
+
+def test_one_strong_component_is_labelled_without_a_pass():
+    """A single component's labels are zeros, as roots and as canonical labels."""
+    from concomp._cpu.scc import _member_labels, _search
+
+    n = 50_000
+    indptr = np.arange(n + 1, dtype=np.int32)
+    indices = np.roll(np.arange(n, dtype=np.int32), -1)  # the cycle 0 -> 1 -> ... -> 0
+    count, rindex, scratch = _search(indptr, indices, nearest=True)
+    assert count == 1
+    for numbered in (False, True):
+        out = _member_labels(rindex, count, scratch, numbered, np.int64)
+        assert out.dtype == np.int64 and out.shape == (n,) and not out.any()
+    cycle = (np.arange(n), np.roll(np.arange(n), -1))
+    c, labels = concomp.strongly_connected_components(cycle, num_nodes=n, device="cpu")
+    assert c == 1 and labels.shape == (n,) and not labels.any()
 
 
 @given(graph=directed_graphs(max_n=200), wide=st.booleans(), flip=st.booleans())
@@ -499,7 +539,7 @@ def test_tarjans_own_numbering_equals_the_roots_numbered(graph, wide, one_way):
     arcs turned one way in id order (no search); the numbering pass also with the
     search's arrays in int64."""
     from concomp._cpu.components import canonical_labels
-    from concomp._cpu.scc import _first_members, _search, directed_csr, scc_component_labels
+    from concomp._cpu.scc import _member_labels, _search, directed_csr, scc_component_labels
 
     src, dst, n = graph
     if one_way:
@@ -514,9 +554,8 @@ def test_tarjans_own_numbering_equals_the_roots_numbered(graph, wide, one_way):
     dt = np.int64 if wide else np.int32
     indptr, indices = (a.astype(dt) for a in directed_csr(g))
     count, rindex, scratch = _search(indptr, indices, nearest=True)
-    out = np.empty(n, dtype=np.int32)
-    _first_members(rindex, count, scratch, out, True)
-    assert count == want_count
+    out = _member_labels(rindex, count, scratch, True, np.int32)
+    assert count == want_count and out.dtype == np.int32
     np.testing.assert_array_equal(out, want)
 
 

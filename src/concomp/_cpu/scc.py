@@ -199,11 +199,12 @@ def _search(
 
 
 @nb.njit(cache=True)
-def _first_members(rindex, count, first, out, numbered):
-    """``out[v]``: the smallest vertex with ``v``'s final search index, or with
-    ``numbered`` the number of that index's component in the order of its smallest
-    vertex (canonical labels). One ascending pass; those indices are
-    ``n - count .. n - 1``, ``first`` holds at least ``count`` entries of scratch."""
+def _component_firsts(rindex, count, first, numbered):
+    """``first[c]`` for the component of final search index ``n - count + c``: its
+    smallest vertex, or with ``numbered`` its number in the order of the smallest
+    vertices (canonical labels). An ascending pass that stops once every component has
+    been met (at once for a giant component and a few small ones); ``first`` holds at
+    least ``count`` entries of scratch."""
     base = rindex.shape[0] - count
     for k in range(count):
         first[k] = -1
@@ -213,7 +214,31 @@ def _first_members(rindex, count, first, out, numbered):
         if first[c] < 0:
             first[c] = nxt if numbered else v
             nxt += 1
-        out[v] = first[c]
+            if nxt == count:
+                break
+
+
+@serialized
+@nb.njit(cache=True, parallel=True)
+def _gather_firsts(rindex, base, first, out):
+    """``out[v] = first[rindex[v] - base]``, in parallel."""
+    for v in nb.prange(rindex.shape[0]):
+        out[v] = first[rindex[v] - base]
+
+
+def _member_labels(
+    rindex: np.ndarray, count: int, scratch: np.ndarray, numbered: bool, dtype: np.dtype
+) -> np.ndarray:
+    """Each vertex's component as its smallest vertex, or with ``numbered`` as canonical
+    labels, from the search's final indices (:func:`_search`; ``scratch`` its free
+    array). One component needs no pass: its smallest vertex is 0, numbered 0."""
+    n = rindex.shape[0]
+    if count == 1:
+        return np.zeros(n, dtype=dtype)
+    _component_firsts(rindex, count, scratch, numbered)
+    out = np.empty(n, dtype=dtype)
+    _gather_firsts(rindex, n - count, scratch, out)
+    return out
 
 
 #: Rows a block of :func:`_against_id_order` checks before it looks whether another
@@ -341,9 +366,7 @@ def scc_component_labels(
     count, rindex, scratch = found
     if count_only:
         return count, None
-    labels = np.empty(n, dtype=dt)
-    _first_members(rindex, count, scratch, labels, True)
-    return count, labels
+    return count, _member_labels(rindex, count, scratch, True, dt)
 
 
 def scc_labels(graph: Graph, algorithm: str, options: Options) -> np.ndarray:
@@ -378,6 +401,4 @@ def scc_labels(graph: Graph, algorithm: str, options: Options) -> np.ndarray:
     if found is None:
         return np.arange(n, dtype=indices.dtype)
     count, rindex, scratch = found
-    roots = np.empty(n, dtype=rindex.dtype)
-    _first_members(rindex, count, scratch, roots, False)
-    return roots
+    return _member_labels(rindex, count, scratch, False, rindex.dtype)

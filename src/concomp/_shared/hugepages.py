@@ -1,12 +1,14 @@
-"""Large scratch arrays on transparent huge pages, where the kernel lends them.
+"""Large scratch arrays as whole anonymous mappings on transparent huge pages.
 
 A serial search over a graph of millions of vertices (Tarjan's, for strong
 components) reads and writes its per-vertex arrays at addresses a grid row or more
-apart, so with 4 KiB pages most of its steps miss the TLB, and a fresh array of tens of
-megabytes costs a page fault per 4 KiB on first touch. Linux maps anonymous memory in
-2 MiB pages where the process asks for them (``madvise(MADV_HUGEPAGE)``) and the
-system's setting (``/sys/kernel/mm/transparent_hugepage/enabled``) is ``madvise`` or
-``always``; with ``never``, or elsewhere, the arrays are ordinary ones.
+apart. Linux maps anonymous memory in 2 MiB pages where the process asks for them
+(``madvise(MADV_HUGEPAGE)``) and the system's setting
+(``/sys/kernel/mm/transparent_hugepage/enabled``) is ``madvise`` or ``always``; with
+``never``, or elsewhere, these arrays are ordinary ones. NumPy gives its own large
+arrays the same advice, but they start inside a huge page, past its allocator's
+header; these start on a 2 MiB boundary. Measured on the one-way 4096 x 4096 grid,
+the search ran a few per cent faster on these than on ``np.zeros`` arrays.
 
 The arrays are for scratch inside the engine: they do not own their memory (an
 anonymous mapping does), so they are not handed to callers, who may expect to resize
