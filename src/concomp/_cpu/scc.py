@@ -28,6 +28,7 @@ import logging
 
 import numba as nb
 import numpy as np
+from numpy.typing import DTypeLike
 
 from .._shared.hugepages import scratch_zeros
 from .._shared.locality import LOCAL_SHARE, host_local_share
@@ -227,7 +228,7 @@ def _gather_firsts(rindex, base, first, out):
 
 
 def _member_labels(
-    rindex: np.ndarray, count: int, scratch: np.ndarray, numbered: bool, dtype: np.dtype
+    rindex: np.ndarray, count: int, scratch: np.ndarray, numbered: bool, dtype: DTypeLike
 ) -> np.ndarray:
     """Each vertex's component as its smallest vertex, or with ``numbered`` as canonical
     labels, from the search's final indices (:func:`_search`; ``scratch`` its free

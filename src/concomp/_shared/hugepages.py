@@ -20,6 +20,7 @@ from __future__ import annotations
 import mmap
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 __all__ = ["MIN_BYTES", "scratch_zeros"]
 
@@ -29,7 +30,7 @@ MIN_BYTES = 8 << 20
 _ADVICE = getattr(mmap, "MADV_HUGEPAGE", None)  # Linux only
 
 
-def scratch_zeros(count: int, dtype: np.dtype | type) -> np.ndarray:
+def scratch_zeros(count: int, dtype: DTypeLike) -> np.ndarray:
     """A zeroed 1-D array of ``count`` items of ``dtype``, on huge pages where the
     system lends them to a process that asks (see the module docstring).
 
