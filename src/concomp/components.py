@@ -8,6 +8,7 @@ Connectivity is weak: edge directions are ignored.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 from ._arrays import get_xp, is_cupy_array, is_cupy_sparse, is_torch_tensor, to_numpy
@@ -52,7 +53,18 @@ def component_roots(
     a host graph whose edges the device cannot hold whole (beyond
     ``max_device_bytes``, default the free device memory).
     """
-    return _roots(graph, None, device, algorithm, max_device_bytes, options, False)[0]
+    return _roots(graph, None, device, algorithm, max_device_bytes, options, False).roots
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What one run gave: root labels, or, where the engine answers more cheaply without
+    them, the count alone or canonical labels with their count."""
+
+    node_ids: Any  #: the input's id of each vertex, or None where vertex i is id i
+    roots: Any = None
+    count: int | None = None
+    labels: Any = None  #: canonical, numbered by the engine
 
 
 def _roots(
@@ -64,12 +76,11 @@ def _roots(
     options: Options | None,
     renumber: str | bool,
     answer: str = "roots",
-) -> tuple[Any, Any]:
-    """Root labels and the vertex ids they index (None: the ids are the positions).
-    With ``answer="count"`` the first item may be the number of components instead,
-    where the engine counts without roots (``component_count``); with
-    ``answer="labels"``, a ``(count, labels)`` tuple numbered like SciPy, where the
-    engine numbers them without roots (``component_labels``)."""
+) -> _Found:
+    """Root labels and the vertex ids they index. With ``answer="count"`` the count
+    alone instead, where the engine counts without roots (``component_count``); with
+    ``answer="labels"``, canonical labels and their count instead, where the engine
+    numbers them without roots (``component_labels``)."""
     opts = resolve_options(options)
     variant = resolve_variant(algorithm)
     route = host_route(
@@ -82,7 +93,7 @@ def _roots(
     )
     if route is not None and route.device == "gpu" and streams(variant, "gpu"):
         log.debug("host edges on the GPU: streamed through pinned chunks")
-        return host_roots(route.edges, variant, max_device_bytes, opts), None
+        return _Found(None, roots=host_roots(route.edges, variant, max_device_bytes, opts))
     if route is not None and route.edges.src is not None and _is_scipy_sparse(graph):
         # a SciPy COO matrix: components need its pairs only, not the CSR (duplicates
         # summed by a sort per row) that numbers edges for the calls reporting edge ids
@@ -98,16 +109,17 @@ def _roots(
         # a host graph: streaming overlaps the transfer with the kernels, and holds
         # only the labels on the device
         log.debug("host graph on the %s engine: its edges stream in chunks", dev)
-        return driver(dev, "streaming", "components_out_of_core")(
+        roots = driver(dev, "streaming", "components_out_of_core")(
             g, variant, max_device_bytes, opts
-        ), g.node_ids
+        )
+        return _Found(g.node_ids, roots=roots)
     if g.device != dev:
         g = g.to(dev)
     if variant is None:
         roots = driver(dev, "components", "auto_roots")(g, opts)
         if roots is not None:
             log.debug("algorithm=auto -> the %s engine's roots without its compiled kernels", dev)
-            return roots, g.node_ids
+            return _Found(g.node_ids, roots=roots)
         variant = driver(dev, "components", "auto_variant")(g, opts)
         log.debug("algorithm=auto -> %s on %s", variant, dev)
     elif not variant.supported_on(dev):
@@ -115,11 +127,16 @@ def _roots(
             f"algorithm={str(variant)!r} is not implemented by the {dev} engine; choose one of "
             f"concomp.all_variants(device={dev!r}) or device='gpu'."
         )
-    if answer != "roots":
-        direct = driver(dev, "components", f"component_{answer}")(g, variant, opts)
-        if direct is not None:
-            return direct, g.node_ids
-    return driver(dev, "components", "component_roots")(g, variant, opts), g.node_ids
+    if answer == "count":
+        count = driver(dev, "components", "component_count")(g, variant, opts)
+        if count is not None:
+            return _Found(g.node_ids, count=count)
+    elif answer == "labels":
+        numbered = driver(dev, "components", "component_labels")(g, variant, opts)
+        if numbered is not None:
+            return _Found(g.node_ids, count=numbered[0], labels=numbered[1])
+    roots = driver(dev, "components", "component_roots")(g, variant, opts)
+    return _Found(g.node_ids, roots=roots)
 
 
 def canonical_labels(roots: Any) -> tuple[int, Any]:
@@ -299,16 +316,19 @@ def connected_components(
     GConn. Both in ``../shared/papers/``.
     """
     _check_output_device(output_device)  # before the run, not after it
-    roots, node_ids = _roots(
+    found = _roots(
         graph, num_nodes, device, algorithm, max_device_bytes, options, renumber,
         answer="count" if not return_labels else "labels" if canonical else "roots",
     )  # fmt: skip
-    if isinstance(roots, int):  # the engine counted without roots
-        return roots
+    roots, node_ids = found.roots, found.node_ids
+    if roots is None:  # the engine counted, or numbered the labels, without roots
+        assert found.count is not None
+        if found.labels is None:
+            return found.count
+        want = output_device or _data_device(graph)
+        labels = _place(found.labels, want)
+        return ComponentLabels(found.count, labels, _place_ids(node_ids, want), True)
     want = output_device or _data_device(graph)
-    if isinstance(roots, tuple):  # the engine numbered them without roots
-        count, labels = roots
-        return ComponentLabels(count, _place(labels, want), _place_ids(node_ids, want), True)
     dev = _device_of(roots)
     if not return_labels:  # the count alone: no labels to number
         return driver(dev, "components", "count_roots")(roots)
