@@ -40,8 +40,8 @@ def _random_digraph(rng, n, m):
 
 @pytest.mark.parametrize("nearest", [False, True])
 def test_the_search_on_mapped_scratch_matches_scipy(monkeypatch, nearest):
-    """Every scratch array of the search from a mapping (``MIN_BYTES`` 0), the frames'
-    vertex column shared with Pearce's stack: the partition is SciPy's."""
+    """Every scratch array of the search from a mapping (``MIN_BYTES`` 0): the partition
+    is SciPy's."""
     monkeypatch.setattr(hugepages, "MIN_BYTES", 0)
     rng = np.random.default_rng(3)
     for n, m in [(1, 0), (2, 2), (50, 40), (200, 600), (2000, 2500), (3000, 9000)]:
@@ -56,7 +56,7 @@ def test_the_search_on_mapped_scratch_matches_scipy(monkeypatch, nearest):
 
 def test_a_long_cycle_fills_the_frames_then_the_stack(monkeypatch):
     """A cycle whose search descends to depth n and then moves every vertex onto Pearce's
-    stack, in the rows the frames left: one component."""
+    stack: one component."""
     monkeypatch.setattr(hugepages, "MIN_BYTES", 0)
     n = 5000
     indptr = np.arange(n + 1, dtype=np.int32)

@@ -65,7 +65,7 @@ def _nearest_successor(indptr, indices, v):
 
 
 @nb.njit(cache=True)
-def _pearce(indptr, indices, rindex, frame, nearest):
+def _pearce(indptr, indices, rindex, frame, stack, nearest):
     """Tarjan's search in Pearce's form; return the number of components.
 
     ``rindex[v]`` (0 while unseen) is v's discovery index, lowered to the smallest
@@ -75,10 +75,9 @@ def _pearce(indptr, indices, rindex, frame, nearest):
     the explicit call stack (``frame``, a row per level: the vertex, the next CSR
     position + 1 to look at, scanning downwards, and the flags ``_ROOT`` and ``_NEAR``;
     one row, so that entering and leaving a level touch one place of memory, not three)
-    and Pearce's stack of vertices whose component is still open. That stack is the
-    frames' vertex column, growing down from its last row: a vertex is on one of the two only
-    while its component is open, so together they hold at most ``n`` vertices, and a
-    search of a giant component, which fills both in turn, needs no array of its own.
+    and Pearce's ``stack`` of vertices whose component is still open (an array of its
+    own: kept in the frames' free rows instead, it was slower on a grid's giant
+    component, whose search fills the frames and then the stack).
 
     Successors are scanned from the last stored to the first, SciPy's order. With
     ``nearest`` a vertex first descends into its successor closest in id, then scans
@@ -142,15 +141,15 @@ def _pearce(indptr, indices, rindex, frame, nearest):
             if frame[d, 2] & _ROOT:
                 # v completes its component: v and the open vertices found after it
                 index -= 1
-                while top > 0 and rv <= rindex[frame[n - top, 0]]:
-                    rindex[frame[n - top, 0]] = c
+                while top > 0 and rv <= rindex[stack[top - 1]]:
                     top -= 1
+                    rindex[stack[top]] = c
                     index -= 1
                 rindex[v] = c
                 c -= 1
             else:
+                stack[top] = v
                 top += 1
-                frame[n - top, 0] = v  # at or past row depth: depth + top <= n
     return n - 1 - c
 
 
@@ -195,8 +194,9 @@ def _search(
     # grid row or more apart in these arrays, which misses the TLB on 4 KiB pages
     rindex = scratch_zeros(n, dt)
     frame = scratch_zeros(3 * n, dt).reshape(n, 3)
-    count = _pearce(indptr, indices, rindex, frame, nearest)
-    return int(count), rindex, frame.reshape(-1)[:n]
+    stack = scratch_zeros(n, dt)
+    count = _pearce(indptr, indices, rindex, frame, stack, nearest)
+    return int(count), rindex, stack
 
 
 @nb.njit(cache=True)
