@@ -190,8 +190,8 @@ def _search(
     dt = np.int32 if max(n, int(indices.shape[0])) < np.iinfo(np.int32).max else np.int64
     indptr = np.ascontiguousarray(indptr, dtype=dt)
     indices = np.ascontiguousarray(indices, dtype=dt)
-    # scratch on huge pages where the system lends them: the search's steps reach a
-    # grid row or more apart in these arrays, which misses the TLB on 4 KiB pages
+    # scratch as whole 2 MiB-aligned mappings on huge pages where the system lends them
+    # (concomp._shared.hugepages): the search ran faster on them than on NumPy's arrays
     rindex = scratch_zeros(n, dt)
     frame = scratch_zeros(3 * n, dt).reshape(n, 3)
     stack = scratch_zeros(n, dt)
@@ -204,8 +204,7 @@ def _component_firsts(rindex, count, first, numbered):
     """``first[c]`` for the component of final search index ``n - count + c``: its
     smallest vertex, or with ``numbered`` its number in the order of the smallest
     vertices (canonical labels). An ascending pass that stops once every component has
-    been met (at once for a giant component and a few small ones); ``first`` holds at
-    least ``count`` entries of scratch."""
+    been met; ``first`` holds at least ``count`` entries of scratch."""
     base = rindex.shape[0] - count
     for k in range(count):
         first[k] = -1
