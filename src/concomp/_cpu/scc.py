@@ -48,9 +48,9 @@ __all__ = [
 log = logging.getLogger("concomp")
 
 
-#: Bits of a search frame's flags: the vertex's index was never lowered (it may be its
-#: component's root); its nearest successor is still to be looked at first.
-_ROOT, _NEAR = 1, 2
+#: A search frame's flag: the vertex's index was never lowered (it may be its
+#: component's root).
+_ROOT = 1
 
 
 @nb.njit(cache=True, inline="always")
@@ -73,48 +73,57 @@ def _pearce(indptr, indices, rindex, frame, stack, nearest):
     ``k``-th component completed: completed components count down from ``n - 1``, above
     every open index, so they never lower an open vertex. One array per vertex besides
     the explicit call stack (``frame``, a row per level: the vertex, the next CSR
-    position + 1 to look at, scanning downwards, and the flags ``_ROOT`` and ``_NEAR``;
-    one row, so that entering and leaving a level touch one place of memory, not three)
-    and Pearce's ``stack`` of vertices whose component is still open (an array of its
-    own: kept in the frames' free rows instead, it was slower on a grid's giant
-    component, whose search fills the frames and then the stack).
+    position + 1 to look at, scanning downwards, and the flag ``_ROOT``; one row, so
+    that entering and leaving a level touch one place of memory, not three) and
+    Pearce's ``stack`` of vertices whose component is still open (an array of its own:
+    kept in the frames' free rows instead, it was slower on a grid's giant component,
+    whose search fills the frames and then the stack).
 
     Successors are scanned from the last stored to the first, SciPy's order. With
-    ``nearest`` a vertex first descends into its successor closest in id, then scans
-    as before (which looks at that one again, as the entry of a descent is looked at
-    again on the way back). The components are the same in any order, only their
-    numbering changes; where ids follow the graph's geometry (grids, meshes, road
-    networks as their files number them) the search then walks along memory instead
-    of jumping a row of the grid at every step. The look for the nearest successor
-    reads the vertex's row once more.
+    ``nearest``, a vertex just entered descends at once into its successor closest in
+    id while that one is unseen, so that a run of entries follows the nearest
+    successors in one tight loop; each vertex then scans as before (which looks at
+    that successor again, as the entry of a descent is looked at again on the way
+    back). The components are the same in any order, only their numbering changes;
+    where ids follow the graph's geometry (grids, meshes, road networks as their files
+    number them) the search then walks along memory instead of jumping a row of the
+    grid at every step. The look for the nearest successor reads the vertex's row
+    once more.
     """
     n = indptr.shape[0] - 1
     index = 1
     c = n - 1
     top = 0
-    fresh = _ROOT | _NEAR if nearest else _ROOT  # the flags of a frame just entered
     for start in range(n):
         if rindex[start] != 0:
             continue
-        rindex[start] = index
-        index += 1
-        frame[0, 0] = start
-        frame[0, 1] = indptr[start + 1]
-        frame[0, 2] = fresh
-        depth = 1
-        while depth > 0:
+        depth = 0
+        w = start  # the vertex to enter, if any (-1: none)
+        while True:
+            # enter w, then its nearest successors while they are unseen
+            while w >= 0:
+                rindex[w] = index
+                index += 1
+                hi = indptr[w + 1]
+                frame[depth, 0] = w
+                frame[depth, 1] = hi
+                frame[depth, 2] = _ROOT
+                depth += 1
+                if not nearest or hi - indptr[w] < 2:
+                    break
+                near = _nearest_successor(indptr, indices, w)
+                if rindex[near] != 0:
+                    break
+                w = near
+            if depth == 0:
+                break
             d = depth - 1
             v = frame[d, 0]
             pos = frame[d, 1]
             lo = indptr[v]
             rv = rindex[v]
-            w = -1  # the vertex to descend into, if any
-            if nearest and frame[d, 2] & _NEAR:  # nearest first: no flag load without it
-                frame[d, 2] &= ~_NEAR
-                near = _nearest_successor(indptr, indices, v) if pos - lo > 1 else v
-                if rindex[near] == 0:
-                    w = near  # back up here, the scan looks at it again
-            while w < 0 and pos > lo:
+            w = -1
+            while pos > lo:
                 x = indices[pos - 1]
                 rx = rindex[x]
                 if rx == 0:
@@ -129,12 +138,6 @@ def _pearce(indptr, indices, rindex, frame, stack, nearest):
                     frame[d, 2] = 0
                 pos -= 1
             if w >= 0:
-                rindex[w] = index
-                index += 1
-                frame[depth, 0] = w
-                frame[depth, 1] = indptr[w + 1]
-                frame[depth, 2] = fresh
-                depth += 1
                 continue
             rindex[v] = rv
             depth -= 1
