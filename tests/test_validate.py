@@ -351,3 +351,30 @@ def test_fused_nan_count_counts_every_nan_and_device_weights_name_the_first():
         with pytest.raises(InvalidGraphError, match=r"weight NaN at position 5 \(3 NaN in all\)"):
             as_graph((cp.arange(w.size), cp.arange(w.size)), weights=cp.asarray(w))
     assert checks.nan_count(cp, cp.zeros(3, np.float16)) is None  # the general check counts
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.int16, np.uint32])
+@pytest.mark.parametrize("strided", [False, True])
+def test_large_id_arrays_are_checked_whatever_path_finds_their_range(dtype, strided):
+    """Ids past ``FUSED_HOST_EDGES``: C-contiguous int32/int64 arrays find their range in
+    one parallel pass, others with NumPy; both name the first bad position and the fix,
+    and a good array passes through unchanged."""
+    from concomp._checks import FUSED_HOST_EDGES, check_ids
+
+    m = FUSED_HOST_EDGES + 1000
+    base = np.arange(2 * m, dtype=dtype) % 1000
+    ids = base[::2] if strided else base[:m].copy()
+    assert check_ids(ids, "src", 1000) is ids
+    bad = ids.copy() if not strided else base.copy()[::2]
+    bad[m - 7] = 1000  # the first id >= num_nodes
+    with pytest.raises(
+        InvalidGraphError, match=rf"src`: vertex id 1000 at position {m - 7} is >= num_nodes=1000"
+    ):
+        check_ids(bad, "src", 1000)
+    if np.dtype(dtype).kind == "i":
+        bad[m - 7] = 5
+        bad[40_000] = -3
+        with pytest.raises(InvalidGraphError, match="position 40000 is negative"):
+            check_ids(bad, "src", 1000)
+    g = concomp.Graph.from_edges(ids, np.roll(ids, 1), num_nodes=1000)
+    assert g.num_nodes == 1000 and g.num_edges == m

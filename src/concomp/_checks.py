@@ -136,6 +136,27 @@ def _as_id_array(a: Any, name: str) -> Any:
     return a if is_cupy_array(a) else _as_array(a, name)
 
 
+_RANGE_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def _id_range(a: Any, xp: Any) -> tuple[int, int]:
+    """The smallest and largest entry of the non-empty integer array ``a``: for large
+    C-contiguous int32/int64 host arrays in one parallel pass
+    (:func:`concomp._shared.staging_kernels.id_range`) instead of NumPy's two serial
+    ones, by the rule of :data:`FUSED_HOST_EDGES` (a small first call never loads
+    numba); other dtypes stay with NumPy, so that none costs one more compilation."""
+    if xp is np and a.dtype in _RANGE_DTYPES and a.flags.c_contiguous:
+        from ._shared.staging import NUMBA_LOADED_MIN
+
+        m = a.shape[0]
+        if m > FUSED_HOST_EDGES or ("numba" in sys.modules and m >= NUMBA_LOADED_MIN):
+            from ._shared.staging_kernels import id_range
+
+            lo, hi = id_range(a, a[:0])
+            return int(lo), int(hi)
+    return int(a.min()), int(a.max())
+
+
 def check_ids(a: Any, name: str, num_nodes: int | None) -> Any:
     """Return ``a`` as an integer id array; raise for bad dtype, NaN, negatives, ids >= n."""
     xp = get_xp(a)
@@ -170,14 +191,13 @@ def check_ids(a: Any, name: str, num_nodes: int | None) -> Any:
         a = a.astype(np.int64)
     if a.size == 0:
         return a.astype(np.int64) if kind == "f" else a
-    lo = int(a.min())
+    lo, hi = _id_range(a, xp)
     if lo < 0:
         i = int(xp.flatnonzero(a < 0)[0])
         raise InvalidGraphError(
             f"argument `{name}`: vertex id {int(a[i])} at position {i} is negative; ids must lie "
             f"in [0, num_nodes). Fix: shift ids to start at 0 (0-based) or drop the edge."
         )
-    hi = int(a.max())
     if hi > MAX_NODES:
         i = int(xp.flatnonzero(a > MAX_NODES)[0])
         raise InvalidGraphError(
