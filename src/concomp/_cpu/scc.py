@@ -311,7 +311,7 @@ def scc_algorithm(graph: Graph, options: Options) -> str:
     diameter and its rounds with the number of components left after trimming; on a
     two-core machine it is slower than Tarjan (and SciPy) on every directed corpus
     graph it ran on (``benchmarks/results/2026-11-29-cpu-aba2a64-scc-propagation.json``
-    against ``…-cpu-1e5395a-scc.json``), so ``auto`` never picks it.
+    against ``…-cpu-17bcc87-scc.json``), so ``auto`` never picks it.
     """
     return "tarjan"
 
