@@ -140,20 +140,20 @@ _RANGE_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
 def _id_range(a: Any, xp: Any) -> tuple[int, int]:
-    """The smallest and largest entry of the non-empty integer array ``a``: for large
+    """The smallest and largest entry of the non-empty integer array ``a``: large
     C-contiguous int32/int64 host arrays in one parallel pass
-    (:func:`concomp._shared.staging_kernels.id_range`) instead of NumPy's two serial
-    ones, by the rule of :data:`FUSED_HOST_EDGES` (a small first call never loads
-    numba); other dtypes stay with NumPy, so that none costs one more compilation."""
-    if xp is np and a.dtype in _RANGE_DTYPES and a.flags.c_contiguous:
-        from ._shared.staging import NUMBA_LOADED_MIN
+    (:func:`concomp._shared.staging.edge_id_range`, by the rule of
+    :func:`_fused_host_pass`), others with NumPy, so that no dtype costs one more
+    compilation."""
+    if (
+        xp is np
+        and a.dtype in _RANGE_DTYPES
+        and a.flags.c_contiguous
+        and _fused_host_pass(a.shape[0])
+    ):
+        from ._shared.staging import edge_id_range
 
-        m = a.shape[0]
-        if m > FUSED_HOST_EDGES or ("numba" in sys.modules and m >= NUMBA_LOADED_MIN):
-            from ._shared.staging_kernels import id_range
-
-            lo, hi = id_range(a, a[:0])
-            return int(lo), int(hi)
+        return edge_id_range(a, a[:0])
     return int(a.min()), int(a.max())
 
 
@@ -388,6 +388,14 @@ def validate_csr(
 FUSED_HOST_EDGES = 1 << 20
 
 
+def _fused_host_pass(m: int) -> bool:
+    """Whether host ids of ``m`` entries are checked in one compiled parallel pass (see
+    :data:`FUSED_HOST_EDGES`)."""
+    from ._shared.staging import NUMBA_LOADED_MIN
+
+    return m > FUSED_HOST_EDGES or ("numba" in sys.modules and m >= NUMBA_LOADED_MIN)
+
+
 def _host_edges_staged(src: Any, dst: Any, n: int | None) -> tuple[int, Any, Any] | None:
     """``(n, src, dst)`` of valid host edge arrays whose ids fit int32, checked and cast
     to int32 in one parallel pass (the range and the copy in the same read, where the
@@ -404,10 +412,10 @@ def _host_edges_staged(src: Any, dst: Any, n: int | None) -> tuple[int, Any, Any
     if not all(a.dtype.kind == "i" or (a.dtype.kind == "u" and a.dtype.itemsize <= 4)
                for a in (src, dst)):  # fmt: skip
         return None
-    from ._shared.staging import NUMBA_LOADED_MIN, edge_id_range, stage_edges
-
-    if m <= FUSED_HOST_EDGES and not ("numba" in sys.modules and m >= NUMBA_LOADED_MIN):
+    if not _fused_host_pass(m):
         return None
+    from ._shared.staging import edge_id_range, stage_edges
+
     if n is not None and index_dtype_for(n, 2 * m) != np.int32:
         return None
     if src.dtype == np.int32 and dst.dtype == np.int32:  # kept as given: the range alone
