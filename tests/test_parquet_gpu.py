@@ -69,10 +69,21 @@ def _decoded(path):
     return src, dst, {c.src.dtype for c in chunks}
 
 
+@pytest.fixture(params=["warp per page", "thread per page"])
+def warp_pages(request, monkeypatch):
+    """Pages decompressed by a warp each, as the decoder runs, or by a thread each (the
+    kernel's other way, whose output must not differ)."""
+    if request.param == "thread per page":
+        from concomp._gpu import parquet
+
+        monkeypatch.setattr(parquet, "_LANES_LOG2", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 @pytest.mark.parametrize("dtype", ["int64", "int32"])
 @pytest.mark.parametrize("nullable", [True, False])
-def test_decoded_ids_equal_pyarrows(tmp_path, layout, dtype, nullable):
+def test_decoded_ids_equal_pyarrows(tmp_path, layout, dtype, nullable, warp_pages):
     src, dst = _edges(20011, 5000 if layout != "plain" else 1 << 30, seed=len(layout))
     path = _write(
         tmp_path / "e.parquet",
@@ -97,6 +108,25 @@ def test_ids_above_int32_are_decoded_into_int64(tmp_path, layout):
     np.testing.assert_array_equal(got_s, src)
     np.testing.assert_array_equal(got_d, dst)
     assert dtypes == {np.dtype(np.int64)}
+
+
+@pytest.mark.parametrize("order", ["sorted", "runs"])
+def test_ids_in_order_decode_like_pyarrow(tmp_path, order, warp_pages):
+    """Ids that follow the graph's geometry, as road networks and meshes arrive: Snappy
+    writes short literals and copies, interleaved with long literals where the ids jump,
+    and a dictionary that overflows into PLAIN pages."""
+    rng = np.random.default_rng(5)
+    m = 300_000
+    if order == "sorted":
+        src = np.sort(rng.integers(0, 1 << 22, m))
+        dst = src + rng.integers(1, 9, m)
+    else:  # sorted runs between random jumps
+        src = np.cumsum(np.where(rng.random(m) < 0.01, rng.integers(1, 1 << 24, m), 1))
+        dst = np.roll(src, 3)
+    path = _write(tmp_path / "o.parquet", src, dst, row_group_size=200_000)
+    got_s, got_d, _ = _decoded(path)
+    np.testing.assert_array_equal(got_s, src)
+    np.testing.assert_array_equal(got_d, dst)
 
 
 def test_a_weight_column_between_the_ids_is_skipped(tmp_path):
@@ -158,7 +188,7 @@ def _first_data_page(path):
     return buf, int(data[0, 2])
 
 
-def test_a_corrupt_snappy_page_raises_a_format_error(tmp_path):
+def test_a_corrupt_snappy_page_raises_a_format_error(tmp_path, warp_pages):
     src, dst = _edges(20000, 5000)
     path = _write(tmp_path / "c.parquet", src, dst)
     buf, body = _first_data_page(path)

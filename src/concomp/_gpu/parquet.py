@@ -54,6 +54,11 @@ _READ_PIECE = 4 << 20
 _DEVICE_SHARE = 0.5
 #: Threads of a ``pq_snappy`` block (``PQ_SNAPPY_THREADS`` in ``cuda/parquet.cu``).
 SNAPPY_THREADS = 32
+#: log2 of the threads of one warp that decompress a page together (``pq_snappy``): they
+#: walk its chain of elements in step and share its long literals. One thread per page,
+#: 32 pages to a warp, left each lane to its own page's branches, and a page of short
+#: elements (ids in order, as road networks number them) waited on 31 others.
+_LANES_LOG2 = 5
 #: Streams the slots' Snappy launches take turns on (a launch lasts several slots' reads).
 _SNAPPY_STREAMS = 16
 
@@ -326,13 +331,21 @@ def _settle(reads: list[Future], streams: tuple) -> None:
 
 
 def _snappy(cp: Any, buf: Any, jobs: tuple[np.ndarray, np.ndarray], status: Any) -> None:
-    """Launch ``pq_snappy`` over the jobs (one thread each) on the current stream."""
+    """Launch ``pq_snappy`` over the jobs on the current stream, ``2**_LANES_LOG2``
+    threads to a page."""
     nj = int(jobs[0].shape[0])
     if nj:
         get_kernel("parquet.cu", "pq_snappy")(
-            (-(-nj // SNAPPY_THREADS),),
+            (-(-(nj << _LANES_LOG2) // SNAPPY_THREADS),),
             (SNAPPY_THREADS,),
-            (buf, cp.asarray(jobs[0]), np.int64(nj), cp.asarray(jobs[1]), status),
+            (
+                buf,
+                cp.asarray(jobs[0]),
+                np.int64(nj),
+                cp.asarray(jobs[1]),
+                status,
+                np.int32(_LANES_LOG2),
+            ),
         )
 
 

@@ -3,7 +3,7 @@
 // has parsed the page headers (concomp._shared.parquet_pages) into tables of positions
 // in that buffer. Two steps:
 //   pq_snappy   a compressed page's body, Snappy-decompressed into the same buffer's
-//               scratch part: one thread per page;
+//               scratch part: a warp per page (or fewer threads);
 //   pq_values   a data page's values, PLAIN or dictionary indices in the RLE /
 //               bit-packed hybrid, into the output ids: one block per page, its first
 //               thread cutting the hybrid into runs that the whole block expands.
@@ -43,20 +43,26 @@ __device__ __forceinline__ unsigned long long pq_le(const unsigned char* p, int 
     return v;
 }
 
-// One thread per job (in_pos, in_len, out_pos, out_len): a page Snappy-decompressed
-// into the buffer's scratch part (snappy.cuh). Pages are many; a block holds few
-// threads, so that a launch of a few hundred pages still spreads over the SMs.
+// A group of 2^lanes_log2 threads of one warp per job (in_pos, in_len, out_pos, out_len):
+// a page Snappy-decompressed into the buffer's scratch part (snappy.cuh). Pages are many;
+// a block holds few threads, so that a launch of a few hundred pages still spreads over
+// the SMs. _gpu/parquet.py gives each page a whole warp, whose lanes walk its elements in
+// step and share its long literals.
 extern "C" __global__ void __launch_bounds__(PQ_SNAPPY_THREADS)
     pq_snappy(unsigned char* bytes, const long long* jobs, long long njobs,
-              const int* page_of_job, int* status) {
+              const int* page_of_job, int* status, int lanes_log2) {
     __shared__ u64 ring[SN_RING * PQ_SNAPPY_THREADS], in_ring[SN_IN_RING * PQ_SNAPPY_THREADS];
-    const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= njobs) return;
+    const int lanes = 1 << lanes_log2;
+    const long long j = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> lanes_log2;
+    if (j >= njobs) return;  // a group's lanes share j: they leave together
+    const int lane = (int)(threadIdx.x & (lanes - 1));
+    const unsigned group = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u)
+                                                           << ((threadIdx.x & 31) & ~(lanes - 1));
     const long long* job = jobs + 4 * j;
     const int err = sn_decompress(bytes, job[0], job[1], job[2], job[3], ring + threadIdx.x,
-                                  in_ring + threadIdx.x, PQ_SNAPPY_THREADS);
+                                  in_ring + threadIdx.x, PQ_SNAPPY_THREADS, lane, lanes, group);
     sn_settle();
-    if (err != PQ_OK) atomicMax(status + page_of_job[j], err);
+    if (err != PQ_OK && lane == 0) atomicMax(status + page_of_job[j], err);
 }
 
 template <typename O>

@@ -1,5 +1,6 @@
 // Snappy's raw format (a varint of the decompressed length, then literals and
-// back-references) decompressed by one thread: the pages of concomp._gpu.parquet.
+// back-references) decompressed for the pages of concomp._gpu.parquet, by one thread or
+// by a group of `lanes` threads of one warp that all walk the same page.
 //
 // A page's elements have to be taken in order (a back-reference copies the page's own
 // earlier output), so a page's time is the latency of that chain, and an element holds
@@ -11,6 +12,11 @@
 // shared memory. Reading a just-stored global byte back, as a byte-wise decoder does,
 // waits for the round trip to L2 on every element. Pages that do not compress (random
 // ids) are long literals, copied as whole words with many loads in flight.
+//
+// A group of lanes walks the chain in step, every lane the same elements with the same
+// registers (their loads and stores of one address are one transaction), and splits only
+// the long literals: one thread copying a page of 1 MiB that does not compress (a
+// dictionary page of random ids) takes milliseconds, a warp a thirty-second of that.
 //
 // Plain C++ apart from the qualifiers, so that the tests compile it for the host too.
 #pragma once
@@ -31,9 +37,19 @@
 #define SN_AHEAD 12      // words of input in flight ahead of the one read (< SN_IN_RING)
 #define SN_BULK 16       // words a long literal's bulk copy moves per turn
 #define SN_BULK_FROM 32  // literals of this many bytes or more are copied in bulk
+#define SN_SPLIT_FROM 64  // words of a bulk literal from which a group's lanes share it
 
 // Bytes 0 .. n-1 of a word (1 <= n <= 8).
 SN_FN u64 sn_mask(int n) { return n >= 8 ? ~0ull : (1ull << (8 * n)) - 1; }
+
+// The lanes of a group (`mask`) see each other's stores to the buffer.
+SN_FN void sn_sync(unsigned mask) {
+#if defined(__CUDA_ARCH__)
+    __syncwarp(mask);
+#else
+    (void)mask;
+#endif
+}
 
 // The 8 bytes that start `sh` bits (0, 8, .., 56) into the 16 bytes `lo`, `hi`.
 SN_FN u64 sn_join(u64 lo, u64 hi, int sh) { return sh ? (lo >> sh) | (hi << (64 - sh)) : lo; }
@@ -184,35 +200,64 @@ SN_FN u64 sn_fetch(const SnOut& o, long long from) {
 // A literal of `len` bytes from `ip` (both checked to lie in the page) whose output starts
 // on a word boundary: most pages of random ids do not compress, and Snappy stores them as
 // literals of up to 64 KiB. Copied as whole words, SN_BULK at a time with all their loads
-// in flight, instead of through the element chain 8 bytes a turn; returns the bytes left
+// in flight, instead of through the element chain 8 bytes a turn; a group of lanes
+// (lane of lanes, `mask`) shares a literal of SN_SPLIT_FROM words or more, a word to each
+// lane in turn so that a warp's loads and stores are whole lines. Returns the bytes left
 // (fewer than 8).
-SN_FN long long sn_bulk_literal(SnIn& in, SnOut& o, long long ip, long long len) {
+SN_FN long long sn_bulk_literal(SnIn& in, SnOut& o, long long ip, long long len, int lane,
+                                int lanes, unsigned mask) {
     const u64* src = in.words + (ip >> 3);
     u64* dst = (u64*)o.bytes + (o.at >> 3);
     const int sh = 8 * (int)(ip & 7);
     const long long nw = len >> 3;
     const long long last = in.wend - (ip >> 3);  // words of src that hold page bytes
-    long long k = 0;
-    for (; k + SN_BULK <= nw; k += SN_BULK) {
+    if (lanes > 1 && nw >= SN_SPLIT_FROM) {
+        const long long turn = (long long)lanes * SN_BULK;
+        for (long long k0 = 0; k0 < nw; k0 += turn) {
 #if defined(__CUDA_ARCH__)
-        if (k + 8 * SN_BULK < last)  // lines well ahead on their way into L2
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(src + k + 8 * SN_BULK));
+            if (k0 + turn + lane * SN_BULK < last)  // the next turn on its way into L2
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(src + k0 + turn + lane * SN_BULK));
 #endif
-        u64 a[SN_BULK + 1];
+            u64 lo[SN_BULK], hi[SN_BULK];
 #pragma unroll
-        for (int q = 0; q <= SN_BULK; ++q) a[q] = k + q < last ? src[k + q] : 0ull;
+            for (int q = 0; q < SN_BULK; ++q) {
+                const long long k = k0 + (long long)q * lanes + lane;
+                lo[q] = k < nw ? src[k] : 0ull;
+                hi[q] = k < nw && k + 1 < last ? src[k + 1] : 0ull;
+            }
 #pragma unroll
-        for (int q = 0; q < SN_BULK; ++q) {
-            const u64 v = sn_join(a[q], a[q + 1], sh);
-            dst[k + q] = v;
-            sn_keep(o, (o.at >> 3) + k + q, v);
+            for (int q = 0; q < SN_BULK; ++q) {
+                const long long k = k0 + (long long)q * lanes + lane;
+                if (k < nw) dst[k] = sn_join(lo[q], hi[q], sh);
+            }
         }
-    }
-    for (; k < nw; ++k) {
-        const u64 hi = k + 1 < last ? src[k + 1] : 0ull;
-        const u64 v = sn_join(src[k], hi, sh);
-        dst[k] = v;
-        sn_keep(o, (o.at >> 3) + k, v);
+        sn_sync(mask);  // later copies may read words another lane stored
+        // every lane keeps the literal's last words, as the chain would have
+        for (long long k = nw > SN_RING ? nw - SN_RING : 0; k < nw; ++k)
+            sn_keep(o, (o.at >> 3) + k, sn_join(src[k], k + 1 < last ? src[k + 1] : 0ull, sh));
+    } else {
+        long long k = 0;
+        for (; k + SN_BULK <= nw; k += SN_BULK) {
+#if defined(__CUDA_ARCH__)
+            if (k + 8 * SN_BULK < last)  // lines well ahead on their way into L2
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(src + k + 8 * SN_BULK));
+#endif
+            u64 a[SN_BULK + 1];
+#pragma unroll
+            for (int q = 0; q <= SN_BULK; ++q) a[q] = k + q < last ? src[k + q] : 0ull;
+#pragma unroll
+            for (int q = 0; q < SN_BULK; ++q) {
+                const u64 v = sn_join(a[q], a[q + 1], sh);
+                dst[k + q] = v;
+                sn_keep(o, (o.at >> 3) + k + q, v);
+            }
+        }
+        for (; k < nw; ++k) {
+            const u64 hi = k + 1 < last ? src[k + 1] : 0ull;
+            const u64 v = sn_join(src[k], hi, sh);
+            dst[k] = v;
+            sn_keep(o, (o.at >> 3) + k, v);
+        }
     }
     o.at += 8 * nw;
     sn_restart(in, ip + 8 * nw);
@@ -220,11 +265,14 @@ SN_FN long long sn_bulk_literal(SnIn& in, SnOut& o, long long ip, long long len)
 }
 
 // Decompress bytes [in_pos, in_pos + in_len) of `bytes` into [out_pos, out_pos + size);
-// the rings: SN_RING words of output and SN_IN_RING of input, `stride` apart. Returns
-// PQ_OK, PQ_SNAPPY or PQ_SNAPPY_SIZE; nothing outside the output range is written and
-// nothing past the input is trusted.
+// the rings: SN_RING words of output and SN_IN_RING of input, `stride` apart. The caller is
+// lane `lane` of a group of `lanes` threads (`mask`, one warp's) that all call it for the
+// same page with their own rings (one thread: 0, 1, any mask). Returns PQ_OK, PQ_SNAPPY
+// or PQ_SNAPPY_SIZE, the same in every lane; nothing outside the output range is written
+// and nothing past the input is trusted.
 SN_FN int sn_decompress(unsigned char* bytes, long long in_pos, long long in_len,
-                        long long out_pos, long long size, u64* ring, u64* in_ring, int stride) {
+                        long long out_pos, long long size, u64* ring, u64* in_ring, int stride,
+                        int lane, int lanes, unsigned mask) {
     SnIn in;
     sn_begin(in, bytes, in_pos, in_len, in_ring, stride);
     long long ip = in_pos;
@@ -281,7 +329,7 @@ SN_FN int sn_decompress(unsigned char* bytes, long long in_pos, long long in_len
                     len -= n;
                     sn_advance(in, ip);
                 }
-                const long long rest = sn_bulk_literal(in, o, ip, len);
+                const long long rest = sn_bulk_literal(in, o, ip, len, lane, lanes, mask);
                 ip += len - rest;
                 len = rest;
             }
