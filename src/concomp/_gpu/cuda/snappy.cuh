@@ -95,22 +95,27 @@ SN_FN void sn_ready(SnIn& s) {
     s.c1 = s.ring[((s.wi + 1) & (SN_IN_RING - 1)) * s.stride];
 }
 
-SN_FN void sn_begin(SnIn& s, const unsigned char* bytes, long long in_pos, long long in_len,
-                    u64* ring, int stride) {
-    s.words = (const u64*)bytes;
-    s.wi = in_pos >> 3;
-    s.wend = (in_pos + in_len + 7) >> 3;
-    s.ring = ring;
-    s.stride = stride;
-    for (int k = 0; k < SN_AHEAD; ++k) sn_request(s, s.wi + k);
-    sn_ready(s);
-}
-
 // Wait for the copies still in flight (a page may end well before its lookahead).
 SN_FN void sn_settle() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
+}
+
+// Stage the words from the one holding byte `ip` on (nothing may be in flight).
+SN_FN void sn_stage(SnIn& s, long long ip) {
+    s.wi = ip >> 3;
+    for (int k = 0; k < SN_AHEAD; ++k) sn_request(s, s.wi + k);
+    sn_ready(s);
+}
+
+SN_FN void sn_begin(SnIn& s, const unsigned char* bytes, long long in_pos, long long in_len,
+                    u64* ring, int stride) {
+    s.words = (const u64*)bytes;
+    s.wend = (in_pos + in_len + 7) >> 3;
+    s.ring = ring;
+    s.stride = stride;
+    sn_stage(s, in_pos);
 }
 
 // Move on so that byte `ip` lies in word wi.
@@ -126,9 +131,7 @@ SN_FN void sn_advance(SnIn& s, long long ip) {
 // Start over at byte `ip`, far past the words staged (after a long literal's bulk copy).
 SN_FN void sn_restart(SnIn& s, long long ip) {
     sn_settle();
-    s.wi = ip >> 3;
-    for (int k = 0; k < SN_AHEAD; ++k) sn_request(s, s.wi + k);
-    sn_ready(s);
+    sn_stage(s, ip);
 }
 
 // Bytes ip .. ip+7 (ip in word wi); bytes past the page are garbage, and callers check
