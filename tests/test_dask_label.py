@@ -74,6 +74,13 @@ def test_empty_masks_numpy_input_and_dtypes():
     np.testing.assert_array_equal(got.compute(), want)
 
 
+def test_big_endian_chunks_label_as_their_values_say():
+    values = np.random.default_rng(3).integers(0, 3, (23, 31)).astype(">i2")
+    got = cd.label(da.from_array(values, chunks=(6, 8)), multilabel=True, background=1)
+    want = concomp.label(values.astype(np.int16), multilabel=True, background=1, device="cpu")
+    np.testing.assert_array_equal(got.compute(), want)
+
+
 def test_bad_input_is_refused_with_the_argument_named():
     with pytest.raises(InvalidImageError, match="argument `image`"):
         cd.label(da.ones((4, 4), dtype=np.float32, chunks=2))

@@ -219,6 +219,30 @@ def test_out_as_dtype_and_as_array():
         concomp.label(random_mask((64, 64), 0.4, seed=1), out=np.int8, device="cpu")
 
 
+@pytest.mark.parametrize("dtype", [">i4", ">u2", ">i8"])
+def test_big_endian_images_and_out_dtypes(dtype):
+    """Data stored big-endian (as some file formats hold it) labels as its values say;
+    an ``out`` dtype of either byte order gives native labels."""
+    image = (random_mask((37, 70), 0.5, seed=2) * np.arange(70) % 3).astype(dtype)
+    native = image.astype(np.dtype(dtype).newbyteorder("="))
+    for kw in ({}, {"multilabel": True}, {"out": np.dtype(">i4")}):
+        got = concomp.label(image, device="cpu", **kw)
+        np.testing.assert_array_equal(got, concomp.label(native, device="cpu", **kw))
+        assert got.dtype.isnative
+    stats = concomp.label_stats(concomp.label(image, device="cpu").astype(">i4"))
+    np.testing.assert_array_equal(stats.sizes, concomp.label_stats(concomp.label(native)).sizes)
+
+
+def test_out_arrays_the_labels_cannot_be_written_into_are_refused():
+    image = np.ones((4, 4), bool)
+    with pytest.raises(InvalidImageError, match=r"argument `out`: dtype >i4 .*byte order"):
+        concomp.label(image, out=np.zeros((4, 4), ">i4"), device="cpu")
+    frozen = np.zeros((4, 4), np.int32)
+    frozen.flags.writeable = False
+    with pytest.raises(InvalidImageError, match="argument `out`: the array is read-only"):
+        concomp.label(image, out=frozen, device="cpu")
+
+
 def test_empty_and_all_background_images():
     assert concomp.label(np.zeros((0, 5), bool), return_num=True, device="cpu")[1] == 0
     labels, n = concomp.label(np.zeros((4, 5), np.uint16), return_num=True, device="cpu")

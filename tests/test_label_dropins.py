@@ -67,6 +67,23 @@ def test_ndimage_label_matches_scipy_on_volumes_and_outputs():
     np.testing.assert_array_equal(strided, scipy.ndimage.label(vol)[0])
 
 
+def test_ndimage_label_takes_big_endian_inputs_and_outputs():
+    vol = random_mask((9, 10, 11), 0.4, seed=3)
+    want, m = scipy.ndimage.label(vol)
+    got, n = concomp.ndimage.label(vol.astype(">f8"))
+    assert n == m
+    np.testing.assert_array_equal(got, want)
+    out = np.zeros(vol.shape, ">i4")  # SciPy refuses this one; the labels arrive swapped
+    assert concomp.ndimage.label(vol, output=out) == m
+    np.testing.assert_array_equal(out, want)
+    labels, n = concomp.ndimage.label(vol, output=np.dtype(">i4"))
+    assert n == m and labels.dtype == np.int32
+    frozen = np.zeros(vol.shape, np.int32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="argument `output`: the array is read-only"):
+        concomp.ndimage.label(vol, output=frozen)
+
+
 def test_ndimage_label_refuses_what_scipy_refuses():
     with pytest.raises(RuntimeError, match="bit-depth"):
         concomp.ndimage.label(np.indices((30, 30)).sum(axis=0) % 2, output=np.int8)

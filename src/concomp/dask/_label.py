@@ -77,6 +77,8 @@ def label(
             f"argument `image`: a Dask array of {arr.ndim} dimensions and dtype {arr.dtype} "
             "cannot be labelled; pass a bool or integer array of 1 or more dimensions."
         )
+    if not arr.dtype.isnative:  # big-endian data: the same values in the machine's order
+        arr = arr.astype(arr.dtype.newbyteorder("="))
     offsets = neighbour_offsets(connectivity, structure, arr.ndim, 1)
     bg = check_background(background, arr.dtype)
     # the chunks' own labels, held by the cluster: int32 unless a chunk has 2**31 pixels

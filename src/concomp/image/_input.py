@@ -83,6 +83,10 @@ def as_image(image: Any, *, allow_float: bool = False, min_ndim: int = 1) -> Ima
             f"argument `image`: a {arr.ndim}-d array is not an image; at least {min_ndim} "
             "dimension(s) are needed. Fix: pass a 1-d, 2-d or 3-d array."
         )
+    if not arr.dtype.isnative:
+        # big-endian data (as some file formats store it): the same values in the machine's
+        # byte order, which the kernels read
+        arr = arr.astype(arr.dtype.newbyteorder("="), order="C")
     if not arr.flags.c_contiguous:
         arr = arr.copy(order="C") if device == "gpu" else np.ascontiguousarray(arr)
     return ImageInput(arr, device, torch)
@@ -205,6 +209,17 @@ def check_out(out: Any, image: ImageInput) -> Any:
                 "an integer C-contiguous array is needed. Fix: allocate it with "
                 "np.empty(image.shape, np.int32) (or cupy.empty)."
             )
+        if not np.dtype(out.dtype).isnative:
+            raise InvalidImageError(
+                f"argument `out`: dtype {out.dtype.str} is not in the machine's byte order; "
+                "the labels are written in it. Fix: pass an array of a native dtype "
+                "(np.empty(image.shape, np.int32)) and convert it afterwards if needed."
+            )
+        if not out.flags.writeable:
+            raise InvalidImageError(
+                "argument `out`: the array is read-only. Fix: pass a writeable array, or "
+                "out=None for a new one."
+            )
         return out
     try:
         dtype = np.dtype(out)
@@ -218,4 +233,4 @@ def check_out(out: Any, image: ImageInput) -> Any:
             f"argument `out`: dtype {dtype} cannot hold labels. Fix: pass an integer dtype "
             "such as np.int32."
         )
-    return dtype
+    return dtype.newbyteorder("=")  # a byte order asked for: the labels come in the native one

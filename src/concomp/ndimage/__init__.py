@@ -96,17 +96,27 @@ def label(input: Any, structure: Any = None, output: Any = None) -> Any:
                 f"output shape not correct: {tuple(output.shape)} for an input of shape "
                 f"{tuple(arr.shape)}. Fix: allocate output with the input's shape."
             )
+        if not output.flags.writeable:
+            raise ValueError(
+                "argument `output`: the array is read-only. Fix: pass a writeable array, or "
+                "a dtype for a new one."
+            )
         dtype = np.dtype(output.dtype)
     elif output is None:
         dtype = np.dtype(np.intp if arr.size >= 2**31 - 2 else np.int32)
     else:
         dtype = np.dtype(output)
+    # labels are computed in the machine's byte order; a big-endian output array receives
+    # them by NumPy's assignment, which swaps the bytes
+    dtype = dtype.newbyteorder("=")
     if arr.ndim == 0:
         count = int(bool(arr != 0))
         labels = get_xp(arr).full((), count, dtype=dtype)
     else:
         offsets = neighbour_offsets(None if s is not None else 1, s, arr.ndim, default=1)
-        direct = given and output.flags.c_contiguous and dtype.kind in "iu"
+        direct = (
+            given and output.flags.c_contiguous and dtype.kind in "iu" and output.dtype.isnative
+        )
         try:
             count, labels = label_array(
                 arr, offsets, arr.dtype.type(0), False, output if direct else dtype, "auto"
