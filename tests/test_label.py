@@ -71,6 +71,24 @@ def test_one_dimensional_and_large_slab_counts(device):
     _check(random_mask((257, 3), 0.7, seed=2), device, 2)
 
 
+@pytest.mark.parametrize("per_thread", [1, 7, 40])
+def test_every_slab_count_gives_scipys_labels(monkeypatch, per_thread):
+    """The CPU labeller's slabs (one or many per thread, and more slabs than rows) are
+    merged across every boundary: 2-D and 3-D, bool masks and integer images, multilabel."""
+    import concomp._cpu.label as cpu_label
+
+    monkeypatch.setattr(cpu_label, "SLABS_PER_THREAD", per_thread)
+    for shape in [(61, 70), (9, 13, 17)]:
+        for p in (0.4, 0.7):
+            mask = random_mask(shape, p, seed=len(shape))
+            for image in (mask, mask.astype(np.uint8)):
+                for c in range(1, len(shape) + 1):
+                    _check(image, "cpu", c)
+    values = np.random.default_rng(1).integers(0, 3, (40, 33)).astype(np.uint8)
+    for c in (1, 2):
+        _check(values, "cpu", c, multilabel=True, background=1)
+
+
 @pytest.mark.parametrize("width", [7, 8, 9, 16, 61, 63, 64, 65, 127, 128, 129, 203])
 def test_masks_of_long_runs_and_noisy_rows(width):
     # the CPU scan of bool masks takes 64 pixels per word: runs that start and end on
@@ -183,6 +201,24 @@ def test_multilabel_volume(device):
     image = np.random.default_rng(8).integers(0, 3, (9, 10, 11)).astype(np.int32)
     for connectivity in (1, 2, 3):
         _check(image, device, connectivity, multilabel=True)
+
+
+@pytest.mark.parametrize("width", [1, 2, 63, 64, 65, 128, 200])
+def test_plane_scan_matches_scipy_for_every_structure_and_width(width):
+    """2-D masks take the one-pass plane scan on the CPU: every symmetric structure
+    (one-sided reaches above, none, only along the row) at widths around the 64-pixel
+    words, with many slabs (the rows above a slab's first row are another slab's)."""
+    strels = np.loadtxt(
+        f"{ndimage.__path__[0]}/tests/data/label_strels.txt", dtype=np.int64
+    ).reshape(-1, 3, 3)
+    row_only = np.array([[0, 0, 0], [1, 1, 1], [0, 0, 0]])
+    for seed, p in enumerate((0.3, 0.6, 0.9)):
+        image = random_mask((67, width), p, seed=seed)
+        for s in [*strels, row_only, ndimage.generate_binary_structure(2, 2)]:
+            got, n = concomp.label(image, structure=s, return_num=True, device="cpu")
+            want, m = ndimage.label(image, s)
+            assert n == m
+            np.testing.assert_array_equal(got, want)
 
 
 def test_structure_matches_scipy(device):

@@ -10,14 +10,17 @@ per-pixel run counts. The scan of a row is written without jumps on the pixel
 values, which matters most on noisy masks, where a jump per pixel would
 mispredict about half the time (the scans are in :mod:`.label_runs`). Bool masks
 (background False) are scanned 64 pixels at a time as words of bits, at a cost per
-run rather than per pixel. A run takes the first run it
-touches without a jump and unites with the others through a root it keeps.
+run rather than per pixel. Each row's runs are linked and labelled in one pass: a
+run takes the first label it touches (or a new one) and unites the others through a
+root it keeps; a 2-D mask, whose only earlier row is the one above, takes a form of
+that pass with no loop over earlier rows (:func:`_scan_plane_slab`).
 
 The image is cut into slabs of whole slices of axis 0, scanned in parallel
 (``prange``); slab ``s`` numbers its labels from its own base, so the slabs
 never touch each other's union-find state. A short sequential step unites the
 runs across each slab boundary, one sequential pass over the used labels turns
-the union-find forest into final numbers, and a parallel pass writes them.
+the union-find forest into final numbers, and a parallel pass writes them (the mask
+itself where there is at most one region).
 
 The root of a set is always its smallest label (unions link the larger root
 under the smaller) and labels are handed out in raster order, so a component's
@@ -107,31 +110,6 @@ def _adopt(parent, rl, i, t):
         rl[i] = _unite(parent, mine, other)
 
 
-@nb.njit(cache=True, inline="always")
-def _join_range(parent, rl, i, t0, t1):
-    """Run ``i`` joins the runs ``t0 .. t1`` (none where ``t1 <= t0``).
-
-    Most runs touch at most one run per earlier row, and whether they touch one is a
-    coin toss on noisy masks: the first is taken without a jump (an entry of ``rl`` is
-    read either way and kept or not). The others unite with a root that stays a root
-    throughout (nothing else links meanwhile): one find each, and a link without jumps.
-    """
-    mine = rl[i]
-    other = rl[max(min(t0, t1 - 1), 0)]
-    touches = t0 < t1
-    rl[i] = other if touches & (mine == 0) else mine
-    if touches & (mine != 0) & (mine != other):
-        rl[i] = _unite(parent, mine, other)
-    if t0 + 1 < t1:
-        mine = _find(parent, rl[i])
-        for t in range(t0 + 1, t1):
-            root = _find(parent, rl[t])
-            low = min(mine, root)
-            parent[max(mine, root)] = low  # a no-op where both are one root
-            mine = low
-        rl[i] = mine
-
-
 @nb.njit(cache=True)
 def _link_row(img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, ke, parent, multilabel):
     """Unite the runs ``lo .. hi`` of the row at ``img[ib]`` with the runs ``ks .. ke`` of
@@ -162,32 +140,6 @@ def _runs_upto(cnt, qc, sw, sb, qw, x):
 
 
 @nb.njit(cache=True)
-def _link_counted(
-    img, ib, jb, lo, hi, dlo, dhi, rs, re, rl, ks, cnt, qc, sw, sb, qw, width, parent, ml
-):
-    """:func:`_link_row` with the earlier row's run counts at hand (:func:`_runs_upto`):
-    the runs a run touches are one contiguous range of that row's runs, read off the
-    counts at the two ends of its reach, with no search."""
-    for i in range(lo, hi):
-        a = np.int64(rs[i]) + dlo
-        b = np.int64(re[i]) - 1 + dhi
-        if a >= width or b < 0:
-            continue
-        a = max(a, 0)
-        b = min(b, width - 1)
-        upto_a = _runs_upto(cnt, qc, sw, sb, qw, a)
-        # the last run starting at or before a touches the reach if it ends after a
-        t0 = ks + upto_a - ((upto_a > 0) & (re[max(ks + upto_a - 1, ks)] > a))
-        t1 = ks + _runs_upto(cnt, qc, sw, sb, qw, b)
-        if not ml:
-            _join_range(parent, rl, i, t0, t1)
-            continue
-        for t in range(t0, t1):
-            if img[jb + rs[t]] == img[ib + rs[i]]:
-                _adopt(parent, rl, i, t)
-
-
-@nb.njit(cache=True)
 def _scan_slab(
     img, shape, rows, s, groups, bg, ml, along, bits, rs, re, rl, first, last, parent, base
 ):
@@ -205,6 +157,8 @@ def _scan_slab(
     cnt = np.empty(0 if bitwise else ring * width, dtype=rs.dtype)
     sw = np.empty(ring * words if bitwise else 0, dtype=np.uint64)
     sb = np.empty(ring * words if bitwise else 0, dtype=np.int64)
+    # the earlier rows a row links with: row, first run, place in the ring, reach
+    near = np.empty((groups.shape[0], 5), dtype=np.int64)
     nxt = base
     hi = rows[s] * width  # the slab's runs are stored one after another from here
     # the row's coordinates (axes 0 .. ndim-2) and place in the ring, kept as the rows
@@ -221,8 +175,7 @@ def _scan_slab(
             hi = find_runs(img, r * width, width, bg, ml, along, rs, re, lo, cnt, cb)
         first[r] = lo
         last[r] = hi
-        for i in range(lo, hi):
-            rl[i] = 0
+        count = 0
         for g in range(groups.shape[0]):
             if groups[g, 0] == -1 and r - rows[s] < per_slice:
                 continue  # the slab's first slice: the earlier slice is another slab's
@@ -231,20 +184,156 @@ def _scan_slab(
                 continue
             qa = at - (r - q)  # q's place in the ring (q is fewer than `ring` rows back)
             qa += ring * (qa < 0)
-            _link_counted(
-                img, r * width, q * width, lo, hi, groups[g, -2], groups[g, -1],
-                rs, re, rl, first[q], cnt, qa * width, sw, sb, qa * words, width, parent, ml,
-            )  # fmt: skip
-        for i in range(lo, hi):
-            # a run that touched nothing takes the next label, without a jump: parent[nxt]
-            # is written either way, and is free until nxt is handed out
-            new = rl[i] == 0
-            parent[nxt] = nxt
-            rl[i] += new * nxt
-            nxt += new
+            near[count, 0] = q
+            near[count, 1] = first[q]
+            near[count, 2] = qa
+            near[count, 3] = groups[g, -2]
+            near[count, 4] = groups[g, -1]
+            count += 1
+        if ml:
+            nxt = _link_values(img, r * width, lo, hi, near, count, rs, re, rl, cnt, sw, sb,
+                               width, words, parent, nxt)  # fmt: skip
+        else:
+            nxt = _link_runs(lo, hi, near, count, rs, re, rl, cnt, sw, sb, width, words, parent,
+                             nxt)  # fmt: skip
         _next_coord(coord, shape)
         at += 1
         at -= ring * (at == ring)
+    return nxt - base
+
+
+@nb.njit(cache=True, inline="always")
+def _touched(near, k, i, rs, re, cnt, sw, sb, width, words):
+    """The runs ``t0 .. t1`` of earlier row ``near[k]`` that run ``i`` touches (``t1 <=
+    t0``: none), read off that row's run counts (:func:`_runs_upto`) with no search."""
+    a = np.int64(rs[i]) + near[k, 3]
+    b = np.int64(re[i]) - 1 + near[k, 4]
+    if a >= width or b < 0:  # a one-sided neighbourhood reaching past the row
+        return 0, 0
+    a = max(a, 0)
+    b = min(b, width - 1)
+    ks, qa = near[k, 1], near[k, 2]
+    upto_a = _runs_upto(cnt, qa * width, sw, sb, qa * words, a)
+    # the last run starting at or before a touches the reach if it ends after a
+    t0 = ks + upto_a - ((upto_a > 0) & (re[max(ks + upto_a - 1, ks)] > a))
+    return t0, ks + _runs_upto(cnt, qa * width, sw, sb, qa * words, b)
+
+
+@nb.njit(cache=True, inline="always")
+def _new_label(parent, rl, i, label, nxt):
+    """Run ``i`` keeps ``label``, or takes ``nxt`` where it touched nothing (``label`` 0),
+    without a jump: ``parent[nxt]`` is written either way, and is free until ``nxt`` is
+    handed out. Returns the next free label."""
+    parent[nxt] = nxt
+    new = label == 0
+    rl[i] = nxt if new else label
+    return nxt + new
+
+
+@nb.njit(cache=True)
+def _link_runs(lo, hi, near, count, rs, re, rl, cnt, sw, sb, width, words, parent, nxt):
+    """Label the runs ``lo .. hi`` of a row from the runs they touch in its ``count``
+    earlier rows (``near``), from ``nxt`` on where they touch none; returns the next free
+    label. Each run, its rows in turn, takes the first label it touches and unites the
+    others with one root that stays a root throughout. One pass over the runs: a pass per
+    earlier row read and wrote every run's label again."""
+    for i in range(lo, hi):
+        label = 0
+        for k in range(count):
+            t0, t1 = _touched(near, k, i, rs, re, cnt, sw, sb, width, words)
+            if t0 >= t1:
+                continue
+            start = t0
+            if label == 0:
+                label = rl[t0]
+                start = t0 + 1
+            if start < t1:
+                mine = _find(parent, label)
+                for t in range(start, t1):
+                    root = _find(parent, rl[t])
+                    low = min(mine, root)
+                    parent[max(mine, root)] = low  # a no-op where both are one root
+                    mine = low
+                label = mine
+        nxt = _new_label(parent, rl, i, label, nxt)
+    return nxt
+
+
+@nb.njit(cache=True)
+def _link_values(img, ib, lo, hi, near, count, rs, re, rl, cnt, sw, sb, width, words, parent, nxt):
+    """:func:`_link_runs` with ``multilabel``: a run joins only the touched runs of its
+    own value."""
+    for i in range(lo, hi):
+        rl[i] = 0
+        for k in range(count):
+            t0, t1 = _touched(near, k, i, rs, re, cnt, sw, sb, width, words)
+            jb = near[k, 0] * width
+            for t in range(t0, t1):
+                if img[jb + rs[t]] == img[ib + rs[i]]:
+                    _adopt(parent, rl, i, t)
+        nxt = _new_label(parent, rl, i, rl[i], nxt)
+    return nxt
+
+
+@nb.njit(cache=True)
+def _scan_plane_slab(bits, width, r0, r1, linked, dlo, dhi, rs, re, rl, first, last, parent, base):
+    """:func:`_scan_slab` for a 2-D 0/1 mask whose earlier neighbours lie in the row above
+    (``linked``: pixel ``x`` touches ``x + d`` of that row for ``d`` in ``[dlo, dhi]``) or
+    nowhere, rows ``r0 .. r1``: one pass over each row's runs links and labels them.
+
+    A run reads the range of runs it touches above off that row's bit words, takes the
+    first one's label (or the next new one) without a jump, and unites the others; the
+    general scan's separate passes (clearing the labels, one link pass per earlier row,
+    handing out new labels) each read and wrote every run again.
+    """
+    words = (width + 63) // 64
+    sw = np.empty(2 * words, dtype=np.uint64)  # the bit words of this row and the one above
+    sb = np.empty(2 * words, dtype=np.int64)
+    nxt = base
+    hi = r0 * width  # the slab's runs are stored one after another from here
+    above = hi
+    for r in range(r0, r1):
+        lo = hi
+        at = (r & 1) * words
+        hi = find_bit_runs(bits, r * width, width, rs, re, lo, sw, sb, at)
+        first[r] = lo
+        last[r] = hi
+        if r == r0 or not linked:  # the row above is another slab's (or no neighbour)
+            for i in range(lo, hi):
+                parent[nxt] = nxt
+                rl[i] = nxt
+                nxt += 1
+            above = lo
+            continue
+        qw = words - at
+        for i in range(lo, hi):
+            a = np.int64(rs[i]) + dlo
+            b = np.int64(re[i]) - 1 + dhi
+            if a >= width or b < 0:  # a one-sided neighbourhood reaching past the row
+                parent[nxt] = nxt
+                rl[i] = nxt
+                nxt += 1
+                continue
+            a = max(a, 0)
+            b = min(b, width - 1)
+            upto_a = runs_upto(sw, sb, qw, a)
+            # the last run starting at or before a touches the reach if it ends after a
+            t0 = above + upto_a - ((upto_a > 0) & (re[max(above + upto_a - 1, above)] > a))
+            t1 = above + runs_upto(sw, sb, qw, b)
+            touches = t0 < t1
+            parent[nxt] = nxt  # written either way: free until nxt is handed out
+            label = rl[max(min(t0, t1 - 1), above)] if touches else nxt
+            nxt += not touches
+            if t0 + 1 < t1:  # more runs above: one root that stays a root throughout
+                mine = _find(parent, label)
+                for t in range(t0 + 1, t1):
+                    root = _find(parent, rl[t])
+                    low = min(mine, root)
+                    parent[max(mine, root)] = low  # a no-op where both are one root
+                    mine = low
+                label = mine
+            rl[i] = label
+        above = lo
     return nxt - base
 
 
@@ -254,12 +343,25 @@ def _scan_slabs(
     img, shape, rows, groups, bg, ml, along, bits, rs, re, rl, first, last, parent, used
 ):
     width = shape[shape.shape[0] - 1]
+    # a 2-D mask scanned as bits with at most the row above as earlier neighbours: the
+    # one-pass form (every 2-D connectivity; structures reaching only along the row too)
+    plane = bits.shape[0] > 0 and shape.shape[0] == 2 and groups.shape[0] <= 1
+    linked = groups.shape[0] == 1
+    dlo = groups[0, -2] if linked else 0
+    dhi = groups[0, -1] if linked else 0
     for i in nb.prange(rows.shape[0] - 1):
         s = np.int64(i)
-        used[s] = _scan_slab(
-            img, shape, rows, s, groups, bg, ml, along, bits, rs, re, rl, first, last, parent,
-            rows[s] * width + 1,
-        )  # fmt: skip
+        base = rows[s] * width + 1
+        if plane:
+            used[s] = _scan_plane_slab(
+                bits, width, rows[s], rows[s + 1], linked, dlo, dhi, rs, re, rl, first, last,
+                parent, base,
+            )  # fmt: skip
+        else:
+            used[s] = _scan_slab(
+                img, shape, rows, s, groups, bg, ml, along, bits, rs, re, rl, first, last,
+                parent, base,
+            )  # fmt: skip
 
 
 @nb.njit(cache=True)
@@ -326,11 +428,29 @@ def _write_labels(out, width, rows, rs, re, rl, first, last, parent):
             step[width] = 0
 
 
+@serialized
+@nb.njit(cache=True, parallel=True)
+def _write_mask(out, flat, bg, width, rows):
+    """Label 1 on every foreground pixel, 0 elsewhere: the labels of an image with at most
+    one region, without reading the runs (slab by slab, as the slabs are handed out)."""
+    for i in nb.prange(rows.shape[0] - 1):
+        o = out[rows[i] * width : rows[i + 1] * width]
+        f = flat[rows[i] * width : rows[i + 1] * width]
+        for p in range(o.shape[0]):
+            o[p] = 1 if f[p] != bg else 0  # a select on slices: LLVM vectorises it
+
+
+#: Slabs per thread: more than one, so that a slab held up (an uneven slab, a thread the
+#: OS holds back) leaves the rest to the others; few, because each slab's runs and labels
+#: start on fresh pages of their own in every scratch array, which the OS zeroes whole.
+SLABS_PER_THREAD = 2
+
+
 def _slabs(shape: tuple[int, ...], threads: int) -> np.ndarray:
-    """Row numbers where the slabs start (and the end): whole slices of axis 0, a few
-    slabs per thread so that an uneven slab does not hold the others up."""
+    """Row numbers where the slabs start (and the end): whole slices of axis 0,
+    :data:`SLABS_PER_THREAD` per thread."""
     per_slice = int(np.prod(shape[1:-1], dtype=np.int64))
-    pieces = max(1, min(shape[0], 8 * threads if threads > 1 else 1))
+    pieces = max(1, min(shape[0], SLABS_PER_THREAD * threads if threads > 1 else 1))
     cuts = np.linspace(0, shape[0], pieces + 1).astype(np.int64)
     return np.unique(cuts) * per_slice
 
@@ -402,7 +522,10 @@ def label_image(
         count, result = _numbered(
             flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used, out, image.shape
         )
-        _write_labels(result.reshape(-1), width, rows, rs, re, rl, first, last, parent)
+        if count <= 1:  # one region (a maze, a spiral) or none: the labels are the mask
+            _write_mask(result.reshape(-1), flat, bg, width, rows)
+        else:
+            _write_labels(result.reshape(-1), width, rows, rs, re, rl, first, last, parent)
     finally:
         nb.set_parallel_chunksize(chunk)
     return count, result
