@@ -37,6 +37,7 @@ import numpy as np
 from .._shared.grid import label_dtype, output_dtype_fits
 from .._shared.threads import serialized
 from ..options import Options
+from . import workspace
 from .label_runs import find_bit_runs, find_runs, runs_upto
 
 __all__ = ["label_image", "region_stats"]
@@ -508,12 +509,8 @@ def label_image(
     # size, each slab's part filled from its start, so only pages holding runs are touched
     # positions within a row: 16 bits where the rows allow (fewer pages to touch)
     ptype = np.uint16 if width < np.iinfo(np.uint16).max else ltype
-    rs = np.empty(image.size, dtype=ptype)
-    re = np.empty(image.size, dtype=ptype)
-    rl = np.empty(image.size, dtype=ltype)
     first = np.empty(nrows, dtype=np.int64)
     last = np.empty(nrows, dtype=np.int64)
-    parent = np.empty(image.size + 1, dtype=ltype)
     rows = _slabs(image.shape, nb.get_num_threads())
     used = np.zeros(rows.shape[0] - 1, dtype=np.int64)
     flat = image.reshape(-1)
@@ -522,20 +519,33 @@ def label_image(
     # a mask with background False is a 0/1 byte image: the run scan has a faster form
     binary = flat.dtype == np.bool_ and not bg and not ml and along
     bits = flat.view(np.uint8) if binary else np.empty(0, dtype=np.uint8)
+    # the run arrays: the last call's where they fit (their pages are already the
+    # process's; fresh ones cost a fault and a zeroing each on first touch)
+    scratch = workspace.arrays(
+        "label",
+        rs=(image.size, ptype),
+        re=(image.size, ptype),
+        rl=(image.size, ltype),
+        parent=(image.size + 1, ltype),
+    )
     # slabs handed out one at a time: a thread that the OS holds back on a busy machine
     # leaves its slabs to the others instead of holding up the whole pass
     chunk = nb.set_parallel_chunksize(1)
     try:
-        _scan_slabs(
-            flat, shape, rows, groups, bg, ml, along, bits, rs, re, rl, first, last, parent, used
-        )
-        count, result = _numbered(
-            flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used, out, image.shape
-        )
-        if count <= 1:  # one region (a maze, a spiral) or none: the labels are the mask
-            _write_mask(result.reshape(-1), flat, bg, width, rows)
-        else:
-            _write_labels(result.reshape(-1), width, rows, rs, re, rl, first, last, parent)
+        with scratch as a:
+            rs, re, rl, parent = a["rs"], a["re"], a["rl"], a["parent"]
+            _scan_slabs(
+                flat, shape, rows, groups, bg, ml, along, bits, rs, re, rl, first, last,
+                parent, used,
+            )  # fmt: skip
+            count, result = _numbered(
+                flat, shape, rows, groups, ml, rs, re, rl, first, last, parent, used, out,
+                image.shape,
+            )  # fmt: skip
+            if count <= 1:  # one region (a maze, a spiral) or none: the labels are the mask
+                _write_mask(result.reshape(-1), flat, bg, width, rows)
+            else:
+                _write_labels(result.reshape(-1), width, rows, rs, re, rl, first, last, parent)
     finally:
         nb.set_parallel_chunksize(chunk)
     return count, result
