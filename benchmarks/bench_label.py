@@ -7,11 +7,12 @@ through the whole image); 2-D 4096^2 and 8192^2, 3-D 256^3 and 512^3 (``--quick`
 2048^2 and 64^3). Each image is labelled at connectivity 1 and ``ndim``.
 
 Peers in the same run: on the CPU scipy.ndimage, scikit-image, connected-components-3d
-and OpenCV (each when installed); on the GPU cupyx.scipy.ndimage. Every result is
-checked: concomp's labels equal SciPy's exactly, a peer's equal them up to numbering.
-GPU rows carry the memory floor, (mask bytes + label bytes) / the measured
-device-to-device copy bandwidth. One JSON document goes to ``--out``, rewritten after every
-row.
+and OpenCV (each when installed); on the GPU cupyx.scipy.ndimage. On the CPU every
+system runs once per round, each round starting one system further on (medians of the
+rounds). Every result is checked: concomp's labels equal SciPy's exactly, a peer's
+equal them up to numbering. GPU rows carry the memory floor, (mask bytes + label bytes)
+/ the measured device-to-device copy bandwidth. One JSON document goes to ``--out``,
+rewritten after every row.
 
     PYTHONPATH=src python benchmarks/bench_label.py --device cpu --sizes 4096,256 --out r.json
 """
@@ -28,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from concomp.bench import results
-from concomp.bench.timing import measure
+from concomp.bench.timing import measure, measure_rounds
 from concomp.testing.images import label_reference, maze, random_mask, spiral
 
 P_2D = (0.3, 0.55, 0.59, 0.8)
@@ -118,12 +119,14 @@ def run_cpu(name: str, image: np.ndarray, connectivity: int, reps: int) -> dict[
     row["components"] = count
     ours = concomp.label(image, connectivity, device="cpu")
     row["concomp_labels_equal_scipy"] = bool(np.array_equal(ours, want))
-    row["concomp_ms"] = measure(
-        lambda: concomp.label(image, connectivity, device="cpu"), reps=reps
-    ).median_ms
+    fns = {"concomp": lambda: concomp.label(image, connectivity, device="cpu")}
     for peer, fn in cpu_peers(image, connectivity).items():
         row[f"{peer}_same_regions"] = bool(same_partition(fn(), want))
-        row[f"{peer}_ms"] = measure(fn, reps=reps).median_ms
+        fns[peer] = fn
+    # one call of each system per round: a large image's first calls wait on the OS
+    # (fresh memory to zero and compact), and that must not land on one system's series
+    for system, timing in measure_rounds(fns, reps=reps).items():
+        row[f"{system}_ms"] = timing.median_ms
     return row
 
 

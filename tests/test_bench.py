@@ -17,7 +17,7 @@ from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 from concomp.bench import render
 from concomp.bench.runners import ResultMismatchError, check_results
 from concomp.bench.stats import bfs_depths, graph_statistics
-from concomp.bench.timing import Timing, TooSlowError, measure
+from concomp.bench.timing import Timing, TooSlowError, measure, measure_rounds
 from concomp.generators import grid, path
 from concomp.generators.corpus import CORPUS, select
 
@@ -56,6 +56,26 @@ def test_timing_median_min_max_of_a_known_sequence():
     d = timing.to_dict()
     assert d["times_ms"] == pytest.approx([4.0, 1.0, 3.0, 10.0, 2.0])
     assert d["clock"] == "perf_counter" and d["warmup"] == 1
+
+
+def test_rounds_time_each_call_once_a_round_starting_one_further_on():
+    order = []
+    fns = {k: (lambda k=k: order.append(k)) for k in "abc"}
+    # each timed run reads the clock twice; call c of round r takes r + 1 ms
+    readings, t = [], 0.0
+    for r in range(5):
+        for _ in "abc":
+            readings += [t, t + (r + 1) / 1e3]
+            t += 1.0
+    timings = measure_rounds(fns, reps=5, clock=FakeClock(readings))
+    assert order[:3] == list("abc")  # the warm-up: each once, untimed
+    rounds = ["".join(order[3 + 3 * r : 6 + 3 * r]) for r in range(5)]
+    assert rounds == ["abc", "bca", "cab", "abc", "bca"]
+    for key in "abc":
+        assert timings[key].times_ms == pytest.approx([1.0, 2.0, 3.0, 4.0, 5.0])
+        assert timings[key].median_ms == pytest.approx(3.0)
+    with pytest.raises(ValueError, match="reps"):
+        measure_rounds(fns, reps=4)
 
 
 def test_timing_setup_runs_untimed_and_feeds_the_call():

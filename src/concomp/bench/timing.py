@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MIN_REPS", "Timing", "TooSlowError", "measure"]
+__all__ = ["MIN_REPS", "Timing", "TooSlowError", "measure", "measure_rounds"]
 
 #: The fewest timed runs a median is taken over.
 MIN_REPS = 5
@@ -171,6 +171,38 @@ def measure(
             _sync(device)  # the setup's queued device work stays out of the timed region
             times.append(run(functools.partial(fn, state), device, clock))
     return Timing(tuple(times), "cuda_events" if run is _event_timer else "perf_counter", warmup)
+
+
+def measure_rounds(
+    fns: dict[str, Callable[[], Any]],
+    *,
+    reps: int = MIN_REPS,
+    warmup: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, Timing]:
+    """Time several host calls side by side: ``warmup`` untimed runs of each, then
+    ``reps`` rounds of one timed run of each, every round starting one call further on.
+
+    What a call leaves behind (memory the OS still has to zero or compact after freeing
+    it, caches holding its data) then reaches every call alike, instead of the one timed
+    right after it, as happens when each is timed in a series of its own.
+
+    Examples
+    --------
+    >>> t = measure_rounds({"a": lambda: sum(range(100)), "b": lambda: None}, reps=5)
+    >>> sorted(t), len(t["a"].times_ms)
+    (['a', 'b'], 5)
+    """
+    reps, warmup = _check_counts(reps, warmup)
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    times: dict[str, list[float]] = {key: [] for key in fns}
+    keys = list(fns)
+    for r in range(reps):
+        for key in keys[r % len(keys) :] + keys[: r % len(keys)]:
+            times[key].append(_host_timer(fns[key], "cpu", clock))
+    return {key: Timing(tuple(times[key]), "perf_counter", warmup) for key in keys}
 
 
 def _sync(device: str) -> None:
