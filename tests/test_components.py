@@ -175,6 +175,16 @@ def test_two_by_two_array_reads_as_two_rows():
     assert count == 2 and labels.tolist() == [0, 1, 0, 1]
 
 
+@pytest.mark.parametrize("edges", [[(0, 1), (2, 3)], [[0, 1], [2, 3]], [("a", "b"), ("c", "d")]])
+def test_python_list_of_two_pairs_is_two_edges(edges):
+    """A list of pairs is a list of edges however many it holds: two pairs are not read
+    as the rows (src, dst) the way a (2, 2) array is."""
+    count, labels = concomp.connected_components(edges, device="cpu")
+    assert count == 2 and labels.tolist() == [0, 0, 1, 1]
+    forest = concomp.spanning_forest(edges, device="cpu")
+    assert sorted(zip(forest.src.tolist(), forest.dst.tolist())) == sorted(map(tuple, edges))
+
+
 SPARSE_FORMATS = ["coo", "csr", "csc", "lil", "dok", "bsr", "dia"]
 
 

@@ -32,7 +32,8 @@ def as_graph(
 
     Accepted: a :class:`Graph`; ``(src, dst)`` or ``(src, dst, weights)`` tuples;
     ``(2, m)`` and ``(m, 2)`` integer arrays (a ``(2, 2)`` array reads as
-    ``(2, m)``, like a ``torch`` ``edge_index``); SciPy sparse matrices and arrays
+    ``(2, m)``, like a ``torch`` ``edge_index``); a list of ``(u, v)`` pairs (edges,
+    however many); SciPy sparse matrices and arrays
     of any format (stored entries are edges, data are weights); pandas and polars
     frames and pyarrow tables and record batches (columns named by
     ``source``/``target``/``weight`` or found among common names); NetworkX graphs

@@ -106,7 +106,10 @@ def coerce_graph(
         src, dst = _as_id_array(src, "src"), _as_id_array(dst, "dst")
         return edges_graph(src, dst, num_nodes, weights, bool(directed), renumber)
     arr = graph if is_cupy_array(graph) else _as_array(graph, "graph")
-    if arr.ndim == 2 and arr.shape[0] == 2:
+    # a list of pairs is edges even when it holds two (an array of shape (2, 2) is read
+    # as (2, m), like a torch edge_index)
+    pairs = isinstance(graph, list) and arr.ndim == 2 and arr.shape[1] == 2
+    if arr.ndim == 2 and arr.shape[0] == 2 and not pairs:
         return edges_graph(arr[0], arr[1], num_nodes, weights, bool(directed), renumber)
     if arr.ndim == 2 and arr.shape[1] == 2:
         return edges_graph(arr[:, 0], arr[:, 1], num_nodes, weights, bool(directed), renumber)
