@@ -183,6 +183,18 @@ def test_python_list_of_two_pairs_is_two_edges(edges):
     assert count == 2 and labels.tolist() == [0, 0, 1, 1]
     forest = concomp.spanning_forest(edges, device="cpu")
     assert sorted(zip(forest.src.tolist(), forest.dst.tolist())) == sorted(map(tuple, edges))
+    if not isinstance(edges[0][0], str):  # a stream's chunk reads the list alike
+        count, labels = concomp.stream_components([edges], 4, device="cpu")
+        assert count == 2 and labels.tolist() == [0, 0, 1, 1]
+
+
+def test_lists_of_two_arrays_and_tuples_of_pairs_stay_src_dst():
+    src, dst = np.array([0, 1]), np.array([2, 3])
+    for graph in ([src, dst], (src, dst), ((0, 1), (2, 3))):
+        count, labels = concomp.connected_components(graph, device="cpu")
+        assert count == 2 and labels.tolist() == [0, 1, 0, 1]  # edges 0-2 and 1-3
+        count, labels = concomp.stream_components([graph], 4, device="cpu")
+        assert count == 2 and labels.tolist() == [0, 1, 0, 1]
 
 
 SPARSE_FORMATS = ["coo", "csr", "csc", "lil", "dok", "bsr", "dia"]

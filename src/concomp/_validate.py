@@ -30,7 +30,7 @@ from ._sparse import tocsr
 from .errors import InvalidGraphError
 from .graph import Graph
 
-__all__ = ["HostEdges", "coerce_graph", "edges_graph", "host_edges", "host_weights"]
+__all__ = ["HostEdges", "coerce_graph", "edges_graph", "host_edges", "host_weights", "is_pair_list"]
 
 
 def coerce_graph(
@@ -106,10 +106,7 @@ def coerce_graph(
         src, dst = _as_id_array(src, "src"), _as_id_array(dst, "dst")
         return edges_graph(src, dst, num_nodes, weights, bool(directed), renumber)
     arr = graph if is_cupy_array(graph) else _as_array(graph, "graph")
-    # a list of pairs is edges even when it holds two (an array of shape (2, 2) is read
-    # as (2, m), like a torch edge_index)
-    pairs = isinstance(graph, list) and arr.ndim == 2 and arr.shape[1] == 2
-    if arr.ndim == 2 and arr.shape[0] == 2 and not pairs:
+    if arr.ndim == 2 and arr.shape[0] == 2 and not is_pair_list(graph):
         return edges_graph(arr[0], arr[1], num_nodes, weights, bool(directed), renumber)
     if arr.ndim == 2 and arr.shape[1] == 2:
         return edges_graph(arr[:, 0], arr[:, 1], num_nodes, weights, bool(directed), renumber)
@@ -319,6 +316,15 @@ def _column_names(df: Any) -> list[Any]:
 
 def _is_scalar_seq(seq: Any) -> bool:
     return all(np.isscalar(x) for x in seq)
+
+
+def is_pair_list(obj: Any) -> bool:
+    """Whether ``obj`` is a Python list of ``(u, v)`` pairs (tuples or lists of two
+    scalars): a list of edges, even one of two edges, which as an array would have the
+    ``(2, 2)`` shape that reads as ``(src, dst)`` rows (a torch ``edge_index``)."""
+    return isinstance(obj, list) and all(
+        isinstance(e, (tuple, list)) and len(e) == 2 and _is_scalar_seq(e) for e in obj
+    )
 
 
 def _from_sparse(
