@@ -188,6 +188,13 @@ def test_python_list_of_two_pairs_is_two_edges(edges):
         assert count == 2 and labels.tolist() == [0, 0, 1, 1]
 
 
+def test_an_empty_list_is_refused_with_the_argument_named():
+    with pytest.raises(concomp.InvalidGraphError, match="argument `graph`"):
+        concomp.connected_components([], device="cpu")
+    with pytest.raises(concomp.InvalidGraphError, match="chunk 0: cannot read edges"):
+        concomp.stream_components([[]], 4, device="cpu")
+
+
 def test_lists_of_two_arrays_and_tuples_of_pairs_stay_src_dst():
     src, dst = np.array([0, 1]), np.array([2, 3])
     for graph in ([src, dst], (src, dst), ((0, 1), (2, 3))):

@@ -322,8 +322,10 @@ def is_pair_list(obj: Any) -> bool:
     """Whether ``obj`` is a Python list of ``(u, v)`` pairs (tuples or lists of two
     scalars): a list of edges, even one of two edges, which as an array would have the
     ``(2, 2)`` shape that reads as ``(src, dst)`` rows (a torch ``edge_index``)."""
-    return isinstance(obj, list) and all(
-        isinstance(e, (tuple, list)) and len(e) == 2 and _is_scalar_seq(e) for e in obj
+    return (
+        isinstance(obj, list)
+        and len(obj) > 0
+        and all(isinstance(e, (tuple, list)) and len(e) == 2 and _is_scalar_seq(e) for e in obj)
     )
 
 

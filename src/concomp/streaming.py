@@ -554,13 +554,16 @@ def _as_chunk(item: Any, label: str) -> EdgeChunk:
         return EdgeChunk(label, coo.row, coo.col, int(item.shape[0]))
     if is_torch_tensor(item):
         item = _torch_to_array(item)
-    if is_pair_list(item):  # edges, as as_graph reads a list of pairs
-        pairs = np.asarray(item)
-        return EdgeChunk(label, pairs[:, 0], pairs[:, 1])
-    if isinstance(item, (tuple, list)) and len(item) in (2, 3) and _ndim(item[0]) == 1:
+    pairs = is_pair_list(item)  # edges, as as_graph reads a list of pairs
+    if (
+        not pairs
+        and isinstance(item, (tuple, list))
+        and len(item) in (2, 3)
+        and _ndim(item[0]) == 1
+    ):
         return EdgeChunk(label, item[0], item[1])
     arr = item if is_cupy_array(item) else _array(item, label, "chunk")
-    if arr.ndim == 2 and arr.shape[0] == 2:
+    if arr.ndim == 2 and arr.shape[0] == 2 and not pairs:
         return EdgeChunk(label, arr[0], arr[1])
     if arr.ndim == 2 and arr.shape[1] == 2:
         return EdgeChunk(label, arr[:, 0], arr[:, 1])
