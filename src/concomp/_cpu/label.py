@@ -220,6 +220,20 @@ def _touched(near, k, i, rs, re, cnt, sw, sb, width, words):
     return t0, ks + _runs_upto(cnt, qa * width, sw, sb, qa * words, b)
 
 
+@nb.njit(cache=True)
+def _unite_runs(parent, label, rl, t0, t1):
+    """Unite ``label`` with the labels of runs ``t0 .. t1``; returns the set's root. The
+    root kept stays a root throughout (nothing else links meanwhile): one find per run,
+    and a link without jumps."""
+    mine = _find(parent, label)
+    for t in range(t0, t1):
+        root = _find(parent, rl[t])
+        low = min(mine, root)
+        parent[max(mine, root)] = low  # a no-op where both are one root
+        mine = low
+    return mine
+
+
 @nb.njit(cache=True, inline="always")
 def _new_label(parent, rl, i, label, nxt):
     """Run ``i`` keeps ``label``, or takes ``nxt`` where it touched nothing (``label`` 0),
@@ -249,13 +263,7 @@ def _link_runs(lo, hi, near, count, rs, re, rl, cnt, sw, sb, width, words, paren
                 label = rl[t0]
                 start = t0 + 1
             if start < t1:
-                mine = _find(parent, label)
-                for t in range(start, t1):
-                    root = _find(parent, rl[t])
-                    low = min(mine, root)
-                    parent[max(mine, root)] = low  # a no-op where both are one root
-                    mine = low
-                label = mine
+                label = _unite_runs(parent, label, rl, start, t1)
         nxt = _new_label(parent, rl, i, label, nxt)
     return nxt
 
@@ -301,9 +309,7 @@ def _scan_plane_slab(bits, width, r0, r1, linked, dlo, dhi, rs, re, rl, first, l
         last[r] = hi
         if r == r0 or not linked:  # the row above is another slab's (or no neighbour)
             for i in range(lo, hi):
-                parent[nxt] = nxt
-                rl[i] = nxt
-                nxt += 1
+                nxt = _new_label(parent, rl, i, 0, nxt)
             above = lo
             continue
         qw = words - at
@@ -311,9 +317,7 @@ def _scan_plane_slab(bits, width, r0, r1, linked, dlo, dhi, rs, re, rl, first, l
             a = np.int64(rs[i]) + dlo
             b = np.int64(re[i]) - 1 + dhi
             if a >= width or b < 0:  # a one-sided neighbourhood reaching past the row
-                parent[nxt] = nxt
-                rl[i] = nxt
-                nxt += 1
+                nxt = _new_label(parent, rl, i, 0, nxt)
                 continue
             a = max(a, 0)
             b = min(b, width - 1)
@@ -321,19 +325,11 @@ def _scan_plane_slab(bits, width, r0, r1, linked, dlo, dhi, rs, re, rl, first, l
             # the last run starting at or before a touches the reach if it ends after a
             t0 = above + upto_a - ((upto_a > 0) & (re[max(above + upto_a - 1, above)] > a))
             t1 = above + runs_upto(sw, sb, qw, b)
-            touches = t0 < t1
-            parent[nxt] = nxt  # written either way: free until nxt is handed out
-            label = rl[max(min(t0, t1 - 1), above)] if touches else nxt
-            nxt += not touches
-            if t0 + 1 < t1:  # more runs above: one root that stays a root throughout
-                mine = _find(parent, label)
-                for t in range(t0 + 1, t1):
-                    root = _find(parent, rl[t])
-                    low = min(mine, root)
-                    parent[max(mine, root)] = low  # a no-op where both are one root
-                    mine = low
-                label = mine
-            rl[i] = label
+            # the first run touched, read either way (0: none)
+            label = rl[max(min(t0, t1 - 1), above)] if t0 < t1 else 0
+            if t0 + 1 < t1:  # more runs above
+                label = _unite_runs(parent, label, rl, t0 + 1, t1)
+            nxt = _new_label(parent, rl, i, label, nxt)
         above = lo
     return nxt - base
 
@@ -453,7 +449,9 @@ def _write_mask(out, flat, bg, width, rows):
 
 #: Slabs per thread: more than one, so that a slab held up (an uneven slab, a thread the
 #: OS holds back) leaves the rest to the others; few, because each slab's runs and labels
-#: start on fresh pages of their own in every scratch array, which the OS zeroes whole.
+#: start on pages of their own in every scratch array, which the OS zeroes whole where the
+#: scratch is new (a first call, or a set past ``workspace.KEEP_BYTES``), and each slab
+#: boundary is merged in a sequential step.
 SLABS_PER_THREAD = 2
 
 
