@@ -14,9 +14,9 @@
 // ids) are long literals, copied as whole words with many loads in flight.
 //
 // A group of lanes walks the chain in step, every lane the same elements with the same
-// registers (their loads and stores of one address are one transaction), and splits only
-// the long literals: one thread copying a page of 1 MiB that does not compress (a
-// dictionary page of random ids) takes milliseconds, a warp a thirty-second of that.
+// registers (their loads and stores of one address are one transaction, and no lane waits
+// on another page's branches, as lanes decoding different pages do), and splits only the
+// long literals, whose words do not depend on each other.
 //
 // Plain C++ apart from the qualifiers, so that the tests compile it for the host too.
 #pragma once
